@@ -1,0 +1,41 @@
+# TideMQ: `make up` runs everything on this machine; `make test` runs every check.
+# Both create ./.venv on first use and re-install when pyproject.toml changes.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: up test lint typecheck unit clean
+
+up: $(VENV)/.installed-runtime
+	$(BIN)/tidemq up
+
+test: $(VENV)/.installed-test lint typecheck unit
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(VENV)/.installed-test
+	$(BIN)/mypy
+
+unit: $(VENV)/.installed-test
+	$(BIN)/pytest
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "TideMQ needs Python 3.11 or newer; run with PYTHON=/path/to/python3.11"; exit 1; }
+	@$(PYTHON) -m venv $(VENV) || \
+	  { rm -rf $(VENV); echo "could not create a virtualenv: on Debian/Ubuntu, apt install python3-venv"; exit 1; }
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed-runtime: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[test,dev]'
+	touch $@ $(VENV)/.installed-runtime
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

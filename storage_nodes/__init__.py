@@ -1,0 +1,1 @@
+"""Storage nodes: partition logs on local disk, tiered to object storage."""
