@@ -1,0 +1,1 @@
+"""The partition log engine: record batches in segments with sparse indexes."""

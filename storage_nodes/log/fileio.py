@@ -1,0 +1,93 @@
+"""File I/O helpers, and :func:`in_worker`, the one place ``OSError`` is translated.
+
+The helpers run in worker threads and let ``OSError`` through; every call from the event
+loop into file I/O goes through :func:`in_worker`, which runs it in a thread and turns
+``OSError`` into :class:`~storage_nodes.log.errors.LogStorageError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import ParamSpec, TypeVar
+
+from storage_nodes.log.errors import LogStorageError
+
+__all__ = [
+    "append_all",
+    "fsync_directory",
+    "in_worker",
+    "pread_exact",
+    "pwrite_all",
+    "pwritev_all",
+]
+
+_IOV_MAX = 1024  # POSIX minimum is 16, Linux has 1024
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+async def in_worker(function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """Run blocking file I/O in the default executor, off the event loop.
+
+    Raises :class:`LogStorageError` (``from`` the ``OSError``) if the OS refuses it.
+    """
+    try:
+        return await asyncio.to_thread(function, *args, **kwargs)
+    except OSError as exc:
+        raise LogStorageError(f"{getattr(function, '__qualname__', function)}: {exc}") from exc
+
+
+def pwrite_all(fd: int, data: bytes, position: int) -> None:
+    """Write all of ``data`` at ``position`` (a short write is retried, never ignored)."""
+    view = memoryview(data)
+    while view:
+        written = os.pwrite(fd, view, position)
+        view = view[written:]
+        position += written
+
+
+def pwritev_all(fd: int, parts: list[bytes], position: int) -> None:
+    """Write ``parts`` back to back at ``position`` with as few syscalls as possible."""
+    for start in range(0, len(parts), _IOV_MAX):
+        chunk = parts[start : start + _IOV_MAX]
+        total = sum(len(part) for part in chunk)
+        written = os.pwritev(fd, chunk, position)
+        if written < total:  # rare (signal, disk full on the way): finish the slow way
+            pwrite_all(fd, b"".join(chunk)[written:], position + written)
+        position += total
+
+
+def append_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` at the current position (or the end, for ``O_APPEND``)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def pread_exact(fd: int, size: int, position: int) -> bytes:
+    """Read up to ``size`` bytes at ``position``; shorter only at end of file."""
+    data = os.pread(fd, size, position)
+    if len(data) == size or not data:
+        return data
+    chunks = [data]
+    got = len(data)
+    while got < size:
+        more = os.pread(fd, size - got, position + got)
+        if not more:
+            break
+        chunks.append(more)
+        got += len(more)
+    return b"".join(chunks)
+
+
+def fsync_directory(directory: Path) -> None:
+    """Make creations, renames and deletions of entries in ``directory`` durable."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,316 @@
+"""The single writer of a partition log: group commit, pipelining, rolls, flushes, close."""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import logging
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+from storage_nodes.log.append_plan import AppendPlan, Finish
+from storage_nodes.log.errors import LogClosedError, LogError, LogStorageError
+from storage_nodes.log.fileio import in_worker
+from storage_nodes.log.io_thread import IoThread
+from storage_nodes.log.log_config import LogConfig
+from storage_nodes.log.record_batch import EncodedBatch
+from storage_nodes.log.segment import LogSegment
+from storage_nodes.log.segments import LogSegments
+
+__all__ = ["LogStats", "LogWriter"]
+
+log = logging.getLogger(__name__)
+
+# One round gathers at most this much; a burst larger than that goes out in several.
+_MAX_ROUND_BYTES = 8 * 1024 * 1024
+# Rounds handed to the I/O thread and not yet committed: one running, one ready behind it.
+_MAX_IN_FLIGHT = 2
+
+
+class _Op(enum.Enum):
+    """Queued operations other than appends."""
+
+    FLUSH = "flush"
+    ROLL = "roll"
+    CLOSE = "close"
+
+
+class LogStats(NamedTuple):
+    """Counters since the log was opened (for metrics and the benchmark)."""
+
+    appends: int
+    records: int
+    writes: int  # rounds of appends written together
+    syncs: int  # fdatasync calls on segment logs
+    bytes_written: int
+
+
+Step = AppendPlan | LogSegment  # a plan to execute, or a new segment to create
+_Ack = tuple["asyncio.Future[int]", int]  # a caller's future and the offset it gets
+
+
+class _Job:
+    """One round (or one command) as handed to the I/O thread."""
+
+    __slots__ = ("acks", "op", "records", "steps")
+
+    def __init__(self, steps: list[Step], acks: list[_Ack], records: int, op: _Op | None):
+        self.steps = steps
+        self.acks = acks
+        self.records = records
+        self.op = op
+
+    def run(self) -> None:
+        for step in self.steps:
+            if isinstance(step, AppendPlan):
+                step.segment.write(step)
+            else:
+                step.create_files()
+
+
+class LogWriter:
+    """Serializes every change to a partition's files; acknowledges appends per policy.
+
+    Group commit: appends queue up while writes are in flight; a round takes all of them
+    (one ``pwritev``, and under ``fsync`` one ``fdatasync``). Offsets are assigned when a
+    round is placed, in queue order; a round becomes readable when its I/O is done.
+
+    Pipelining: up to two rounds are with the I/O thread at once; appends that arrive
+    while a round is being written form the next one, which starts the moment the first
+    ends, without a round trip through the loop. The callers of a round are woken when
+    it is committed.
+
+    Rolls, flushes and close are queued like appends and keep their place in the order.
+
+    Failure: an I/O error fails its round, every later round and everything queued, and
+    poisons the writer (``LogStorageError``): after a failed fsync the page cache cannot
+    be trusted. Rounds committed before it stay acknowledged. Reopening recovers.
+
+    Thread-safety: event-loop thread only (plus the I/O thread it owns).
+    """
+
+    def __init__(
+        self,
+        directory: Path,
+        segments: LogSegments,
+        config: LogConfig,
+        now_ms: Callable[[], int],
+    ) -> None:
+        self._directory = directory
+        self._segments = segments
+        self._config = config
+        self._now_ms = now_ms
+        self._loop = asyncio.get_running_loop()
+        self._queue: deque[tuple[EncodedBatch | _Op, asyncio.Future[int]]] = deque()
+        self._in_flight: deque[_Job] = deque()
+        self._tail = AppendPlan(segments.active)  # where the next round will start
+        self._place_scheduled = False
+        self._failure: LogError | None = None
+        self._dirty = False  # written but not fsynced (interval / none)
+        self._flush_timer: asyncio.TimerHandle | None = None
+        self._closed = False
+        self._stats = LogStats(0, 0, 0, 0, 0)
+        self._io: IoThread[_Job] = IoThread(f"log-io {directory}", self._loop, self._on_done)
+
+    @property
+    def stats(self) -> LogStats:
+        return self._stats
+
+    # -- submitting ---------------------------------------------------------------------
+
+    def append(self, batch: EncodedBatch) -> asyncio.Future[int]:
+        """Queue ``batch``; the future gives its base offset once durable per policy."""
+        return self._submit(batch)
+
+    async def roll(self) -> None:
+        """Seal the active segment (if it holds anything) and start a new one."""
+        await self._submit(_Op.ROLL)
+
+    async def close(self) -> None:
+        """Write what is queued, fsync, close the files and the I/O thread. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self._failure is None:
+                await self._submit(_Op.CLOSE)
+            self._failure = LogClosedError()
+        finally:
+            self._io.stop()
+            await in_worker(self._io.join)
+            # Normally closed by the CLOSE write already; not if a write failed.
+            for segment in {self._segments.active, self._tail.segment}:
+                await in_worker(segment.close_files)
+
+    def _submit(self, what: EncodedBatch | _Op) -> asyncio.Future[int]:
+        if self._failure is not None:
+            if isinstance(self._failure, LogClosedError):
+                raise LogClosedError(f"the log in {self._directory} is closed")
+            raise LogStorageError(f"the log in {self._directory} failed; reopen it") from (
+                self._failure
+            )
+        future: asyncio.Future[int] = self._loop.create_future()
+        self._queue.append((what, future))
+        if what is _Op.CLOSE:
+            self._failure = LogClosedError()
+        if not self._place_scheduled:
+            # Placed on the next loop pass, so a burst of appends becomes one round.
+            self._place_scheduled = True
+            self._loop.call_soon(self._place)
+        return future
+
+    # -- placing rounds (loop) ----------------------------------------------------------
+
+    def _place(self) -> None:
+        self._place_scheduled = False
+        queue = self._queue
+        while queue and len(self._in_flight) < _MAX_IN_FLIGHT:
+            what, future = queue[0]
+            if isinstance(what, _Op):
+                queue.popleft()
+                job = self._command_job(what, future)
+            else:
+                job = self._append_job()
+            self._in_flight.append(job)
+            self._io.submit(job)
+
+    def _append_job(self) -> _Job:
+        """Place queued appends (up to a command or the round cap) after the tail of the
+        log, rolling where needed."""
+        config, queue = self._config, self._queue
+        interval, max_bytes = config.index_interval_bytes, config.segment_max_bytes
+        max_age_ms, now_ms = config.segment_max_age_ms, self._now_ms()
+        plan = self._tail.following()
+        steps: list[Step] = [plan]
+        acks: list[_Ack] = []
+        size = records = 0
+        while queue and size < _MAX_ROUND_BYTES:
+            batch = queue[0][0]
+            if isinstance(batch, _Op):
+                break
+            future = queue.popleft()[1]
+            # Roll before a batch that would overflow the segment, or once it is too old.
+            if plan.size and (
+                plan.size + batch.size > max_bytes
+                or now_ms - (plan.rolling_base_ms or 0) >= max_age_ms
+            ):
+                plan = self._roll(plan, steps)
+            acks.append((future, plan.add(batch, interval, now_ms)))
+            size += batch.size
+            records += batch.record_count
+        plan.finalize(Finish.SYNC if config.durability == "fsync" else Finish.WRITE)
+        self._tail = plan
+        return _Job(steps, acks, records, None)
+
+    def _roll(self, plan: AppendPlan, steps: list[Step]) -> AppendPlan:
+        """Seal ``plan``'s segment after its writes; return a plan for the next segment."""
+        plan.finalize(Finish.SEAL)
+        segment = LogSegment(
+            self._directory, plan.next_offset, self._config.index_interval_bytes, new=True
+        )
+        next_plan = AppendPlan(segment)
+        steps += (segment, next_plan)
+        return next_plan
+
+    def _command_job(self, op: _Op, future: asyncio.Future[int]) -> _Job:
+        plan = self._tail.following()
+        steps: list[Step] = [plan]
+        if op is _Op.ROLL and plan.size > 0:
+            plan = self._roll(plan, steps)
+        elif op is _Op.CLOSE:
+            plan.finalize(Finish.CLOSE)
+        elif op is _Op.FLUSH:
+            plan.finalize(Finish.SYNC)
+        else:
+            steps = []  # nothing to roll: an empty segment stays the active one
+        self._tail = plan
+        return _Job(steps, [(future, plan.segment.base_offset)], 0, op)
+
+    # -- reports from the I/O thread (loop) ---------------------------------------------
+
+    def _on_done(self, job: _Job, error: BaseException | None) -> None:
+        finished = self._in_flight.popleft()
+        assert finished is job, "rounds complete in the order they were submitted"
+        if error is not None:
+            self._fail(error, job)
+            return
+        try:
+            self._commit(job)
+        except Exception as exc:
+            log.exception("committing a write of %s failed", self._directory)
+            self._fail(exc, job)
+            return
+        _resolve(job.acks)
+        self._place()
+
+    def _commit(self, job: _Job) -> None:
+        writes = syncs = written = 0
+        for step in job.steps:
+            if isinstance(step, AppendPlan):
+                step.segment.commit(step)
+                writes += bool(step.parts)
+                syncs += step.finish >= Finish.SYNC
+                written += step.size - step.position
+                if step.finish >= Finish.SYNC:
+                    self._dirty = False
+            else:
+                self._segments.add(step)
+        stats = self._stats
+        self._stats = LogStats(
+            stats.appends + (len(job.acks) if job.op is None else 0),
+            stats.records + job.records,
+            stats.writes + writes,
+            stats.syncs + syncs,
+            stats.bytes_written + written,
+        )
+        if job.op is _Op.CLOSE:
+            self._cancel_flush_timer()
+        elif written and self._config.durability != "fsync":
+            self._dirty = True
+            if self._config.durability == "interval" and self._flush_timer is None:
+                delay_s = self._config.flush_interval_ms / 1000
+                self._flush_timer = self._loop.call_later(delay_s, self._flush_due)
+
+    # -- timers and failure -------------------------------------------------------------
+
+    def _flush_due(self) -> None:
+        self._flush_timer = None
+        if self._failure is None and self._dirty:
+            self._submit(_Op.FLUSH).add_done_callback(_ignore_result)
+
+    def _cancel_flush_timer(self) -> None:
+        if self._flush_timer is not None:
+            self._flush_timer.cancel()
+            self._flush_timer = None
+
+    def _fail(self, error: BaseException, job: _Job) -> None:
+        """Fail ``job`` and everything after it; what was committed stays acknowledged."""
+        if isinstance(self._failure, LogStorageError):
+            failure = self._failure  # a later round, already failed with the first
+        else:
+            failure = LogStorageError(f"writing {self._directory} failed: {error}")
+            failure.__cause__ = error
+            exc_info = None if isinstance(error, OSError) else error
+            log.error("partition log %s failed: %s", self._directory, error, exc_info=exc_info)
+            self._failure = failure
+        self._cancel_flush_timer()
+        futures = [future for future, _ in job.acks]
+        futures += (future for later in self._in_flight for future, _ in later.acks)
+        futures += (future for _, future in self._queue)
+        self._queue.clear()
+        for future in futures:
+            if not future.done():
+                future.set_exception(failure)
+
+
+def _resolve(acks: list[_Ack]) -> None:
+    for future, offset in acks:
+        if not future.done():  # a caller may have given up waiting
+            future.set_result(offset)
+
+
+def _ignore_result(future: asyncio.Future[int]) -> None:
+    if not future.cancelled():
+        future.exception()  # retrieved: a failed background flush already failed the log
