@@ -1,0 +1,72 @@
+"""Errors of the control plane.
+
+    ControlPlaneError
+     +-- QueueDoesNotExist       the named queue is not there (never created, or deleted)
+     +-- QueueNameExists         create with attributes that differ from the existing queue's
+     +-- InvalidAttributeName    an attribute name SQS does not know
+     +-- InvalidAttributeValue   a known attribute with a value out of its range
+     +-- ReceiptHandleIsInvalid  a receipt that is malformed or fails its signature
+     +-- ControlPlaneUnavailable Redis could not be reached or answered with an error
+
+Each class carries `sqs_code` (the SQS error type a gateway maps it to), `http_status` and
+`sender_fault` as attributes, so the gateway never needs an isinstance chain. Redis
+errors are translated to `ControlPlaneUnavailable` at the one place commands are sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from redis.exceptions import RedisError
+
+
+class ControlPlaneError(Exception):
+    sqs_code = "InternalError"
+    http_status = 500
+    sender_fault = False
+
+
+class QueueDoesNotExist(ControlPlaneError):
+    sqs_code = "QueueDoesNotExist"
+    http_status = 400
+    sender_fault = True
+
+
+class QueueNameExists(ControlPlaneError):
+    sqs_code = "QueueNameExists"
+    http_status = 400
+    sender_fault = True
+
+
+class InvalidAttributeName(ControlPlaneError):
+    sqs_code = "InvalidAttributeName"
+    http_status = 400
+    sender_fault = True
+
+
+class InvalidAttributeValue(ControlPlaneError):
+    sqs_code = "InvalidAttributeValue"
+    http_status = 400
+    sender_fault = True
+
+
+class ReceiptHandleIsInvalid(ControlPlaneError):
+    sqs_code = "ReceiptHandleIsInvalid"
+    http_status = 400
+    sender_fault = True
+
+
+class ControlPlaneUnavailable(ControlPlaneError):
+    sqs_code = "ServiceUnavailable"
+    http_status = 503
+    sender_fault = False
+
+
+@contextmanager
+def redis_boundary() -> Iterator[None]:
+    """Translates Redis client errors into ControlPlaneUnavailable, keeping the cause."""
+    try:
+        yield
+    except RedisError as exc:
+        raise ControlPlaneUnavailable(f"control plane unavailable: {exc}") from exc

@@ -1,0 +1,75 @@
+"""The Redis key schema, in one place (documented in docs/control-plane.md).
+
+Every key of one subscription carries the same hash tag `{s:<stream id>}` and every key
+of one account's queue catalogue the tag `{a:<account id>}`, so each Lua script touches a
+single hash slot and runs unchanged on Redis Cluster.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PREFIX = "tq"
+RECEIPT_KEY = f"{PREFIX}:receipt-key"
+
+
+def queue_catalogue(account_id: str) -> str:
+    """Sorted set of the account's queue names (all score 0, so ZRANGEBYLEX pages by prefix)."""
+    return f"{PREFIX}:{{a:{account_id}}}:queues"
+
+
+def queue_metadata(account_id: str, queue_name: str) -> str:
+    """Hash: stream_id, created_ms, partitions, attributes (JSON)."""
+    return f"{PREFIX}:{{a:{account_id}}}:q:{queue_name}"
+
+
+@dataclass(frozen=True, slots=True)
+class SubscriptionKeys:
+    """The keys of one subscription (a queue's implicit one has the stream's id)."""
+
+    subscription_id: str
+
+    @property
+    def _tag(self) -> str:
+        return f"{PREFIX}:{{s:{self.subscription_id}}}"
+
+    @property
+    def timers(self) -> str:
+        """Sorted set, member "<partition>:<offset>", score = due time (ms)."""
+        return f"{self._tag}:timers"
+
+    @property
+    def deliveries(self) -> str:
+        """Hash "<partition>:<offset>" -> "<receive count>:<delivery seq>:<first receive ms>"."""
+        return f"{self._tag}:deliveries"
+
+    @property
+    def cursors(self) -> str:
+        """Hash partition -> next offset never yet delivered."""
+        return f"{self._tag}:cursors"
+
+    @property
+    def delivery_seq(self) -> str:
+        """Counter; each delivery takes the next value, so each receipt names one delivery."""
+        return f"{self._tag}:seq"
+
+    def all(self) -> list[str]:
+        return [self.timers, self.deliveries, self.cursors, self.delivery_seq]
+
+
+# Membership: every node's registration, under the one hash tag `{nodes}` so the scripts
+# that read and prune it touch one slot. The set is small (one entry per node).
+LIVE_NODES = f"{PREFIX}:{{nodes}}:live"
+"""Sorted set of node ids, score = time (ms) the registration expires unless refreshed."""
+
+NODE_INFO = f"{PREFIX}:{{nodes}}:info"
+"""Hash node id -> "<registered ms>:<heartbeat ms>:<address>" (address last: it has colons)."""
+
+
+def partition_leases(stream_id: str) -> str:
+    """Hash partition -> "<epoch>:<expires ms>:<ttl ms>:<node id>"; node id empty once released.
+
+    A field is never deleted while the stream exists: it carries the partition's fencing
+    epoch, which must never go down.
+    """
+    return f"{PREFIX}:{{s:{stream_id}}}:leases"

@@ -1,0 +1,56 @@
+"""The control plane as one object: a Redis connection and the stores built on it."""
+
+from __future__ import annotations
+
+from redis.asyncio import Redis
+
+from control_plane import keys
+from control_plane.clock import Clock, SystemClock
+from control_plane.deliveries import Deliveries
+from control_plane.errors import redis_boundary
+from control_plane.leases import Leases
+from control_plane.membership import Membership
+from control_plane.queues import QueueStore
+from control_plane.receipts import ReceiptSigner, new_signing_key
+from control_plane.redis_values import as_bytes
+from control_plane.wakeups import WakeUps
+
+
+class ControlPlane:
+    def __init__(self, redis: Redis, clock: Clock, signer: ReceiptSigner) -> None:
+        self.redis = redis
+        self.clock = clock
+        self.queues = QueueStore(redis, clock)
+        self.deliveries = Deliveries(redis, clock, signer)
+        self.membership = Membership(redis, clock)
+        self.leases = Leases(redis, clock)
+        self.wakeups = WakeUps()
+
+    @classmethod
+    async def connect(cls, redis_url: str, clock: Clock | None = None) -> ControlPlane:
+        """Connects and loads the receipt signing key every gateway of the cluster shares.
+
+        The first gateway to start creates the key (SET NX); the rest read it.
+        """
+        redis = Redis.from_url(redis_url)
+        try:
+            with redis_boundary():
+                await redis.set(keys.RECEIPT_KEY, new_signing_key(), nx=True)
+                signing_key = await redis.get(keys.RECEIPT_KEY)
+        except BaseException:
+            await redis.aclose()
+            raise
+        assert signing_key is not None
+        return cls(redis, clock or SystemClock(), ReceiptSigner(as_bytes(signing_key)))
+
+    async def forget_stream(self, stream_id: str) -> None:
+        """Drops a deleted stream's subscription state and lease epochs.
+
+        Safe because stream ids are never reused: a queue created again gets a new one.
+        """
+        await self.deliveries.drop(stream_id)
+        with redis_boundary():
+            await self.redis.delete(keys.partition_leases(stream_id))
+
+    async def close(self) -> None:
+        await self.redis.aclose()

@@ -1,0 +1,104 @@
+"""Receipt handles: opaque, HMAC-signed, and naming exactly one delivery.
+
+A receipt carries the subscription, the message's partition and offset, and the delivery
+sequence number the claim script gave that delivery. Deleting checks the sequence number
+against the message's current delivery, so an old receipt used after a redelivery deletes
+nothing. The signature stops a client from forging a receipt for a message it never got.
+
+Layout before base64url (no padding):
+
+    version   u8      1
+    sid_len   u8      length of the subscription id
+    sid       bytes   subscription id (ASCII)
+    partition u32     big-endian
+    offset    u64     big-endian
+    seq       u64     big-endian, the delivery sequence number
+    mac       16 B    HMAC-SHA256(key, everything above), truncated
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hmac
+import secrets
+import struct
+from dataclasses import dataclass
+from hashlib import sha256
+
+from control_plane.errors import ReceiptHandleIsInvalid
+
+_VERSION = 1
+_TAIL = struct.Struct(">IQQ")  # partition, offset, delivery seq
+_MAC_BYTES = 16
+_MAX_HANDLE_CHARS = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    subscription_id: str
+    partition: int
+    offset: int
+    delivery_seq: int
+
+    @property
+    def member(self) -> str:
+        """The message's member name in the subscription's timers and deliveries."""
+        return f"{self.partition}:{self.offset}"
+
+
+def new_signing_key() -> bytes:
+    return secrets.token_bytes(32)
+
+
+class ReceiptSigner:
+    """Signs and verifies receipt handles with one secret key shared by all gateways."""
+
+    def __init__(self, key: bytes) -> None:
+        if len(key) < 16:
+            raise ValueError("a receipt signing key needs at least 16 bytes")
+        self._key = key
+
+    def sign(self, receipt: Receipt) -> str:
+        sid = receipt.subscription_id.encode("ascii")
+        body = (
+            bytes((_VERSION, len(sid)))
+            + sid
+            + _TAIL.pack(receipt.partition, receipt.offset, receipt.delivery_seq)
+        )
+        mac = hmac.new(self._key, body, sha256).digest()[:_MAC_BYTES]
+        return base64.urlsafe_b64encode(body + mac).rstrip(b"=").decode("ascii")
+
+    def verify(self, handle: str) -> Receipt:
+        """Returns the receipt a handle names; raises ReceiptHandleIsInvalid otherwise."""
+        raw = self._decode(handle)
+        body, mac = raw[:-_MAC_BYTES], raw[-_MAC_BYTES:]
+        expected = hmac.new(self._key, body, sha256).digest()[:_MAC_BYTES]
+        if not hmac.compare_digest(mac, expected):
+            raise invalid_receipt_error(handle)
+        sid_len = body[1]
+        if body[0] != _VERSION or len(body) != 2 + sid_len + _TAIL.size:
+            raise invalid_receipt_error(handle)
+        partition, offset, seq = _TAIL.unpack_from(body, 2 + sid_len)
+        sid = body[2 : 2 + sid_len].decode("ascii", errors="replace")
+        return Receipt(sid, partition, offset, seq)
+
+    @staticmethod
+    def _decode(handle: str) -> bytes:
+        if not handle or len(handle) > _MAX_HANDLE_CHARS or not handle.isascii():
+            raise invalid_receipt_error(handle)
+        try:
+            raw = base64.urlsafe_b64decode(handle + "=" * (-len(handle) % 4))
+        except (binascii.Error, ValueError) as exc:
+            raise invalid_receipt_error(handle) from exc
+        if len(raw) < 2 + _TAIL.size + _MAC_BYTES:
+            raise invalid_receipt_error(handle)
+        return raw
+
+
+def invalid_receipt_error(handle: str) -> ReceiptHandleIsInvalid:
+    """The one error, with SQS wording, for any receipt handle we cannot honour."""
+    shown = handle if len(handle) <= 64 else handle[:64] + "..."
+    return ReceiptHandleIsInvalid(
+        f'The input receipt handle "{shown}" is not a valid receipt handle.'
+    )
