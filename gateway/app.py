@@ -1,0 +1,34 @@
+"""The gateway's Starlette application.
+
+The composition root (tidemq) supplies the lifespan that opens the broker and stores it
+as `app.state.broker`; the gateway itself opens nothing, so tests and the embedded
+launcher build it the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.routing import Route
+
+from gateway.health import healthz, readyz
+from gateway.sqs.endpoint import sqs_endpoint
+
+Lifespan = Callable[[Starlette], AbstractAsyncContextManager[Any]]
+
+
+def create_app(lifespan: Lifespan, public_url: str | None = None) -> Starlette:
+    """`public_url`: base of queue URLs; when None they are built from the Host header."""
+    app = Starlette(
+        routes=[
+            Route("/", sqs_endpoint, methods=["POST"]),
+            Route("/healthz", healthz, methods=["GET"]),
+            Route("/readyz", readyz, methods=["GET"]),
+        ],
+        lifespan=lifespan,
+    )
+    app.state.public_url = public_url.rstrip("/") if public_url else None
+    return app

@@ -1,0 +1,23 @@
+"""Reading a request body with a size cap, so an oversize request is refused early."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+async def read_body(request: Request, max_bytes: int) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > max_bytes:
+        raise BodyTooLarge(f"The request body is larger than {max_bytes} bytes.")
+    chunks = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > max_bytes:
+            raise BodyTooLarge(f"The request body is larger than {max_bytes} bytes.")
+        chunks.append(chunk)
+    return b"".join(chunks)

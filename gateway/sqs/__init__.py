@@ -1,0 +1,1 @@
+"""The SQS JSON 1.0 wire protocol (`POST /`, `X-Amz-Target: AmazonSQS.<Action>`)."""

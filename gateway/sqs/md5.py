@@ -1,0 +1,39 @@
+"""The MD5 digests SQS returns, computed exactly as SQS (and the SDKs that check them) do.
+
+Message attributes are digested in name order, each as: name, data type, a transport
+byte (1 for String and Number, 2 for Binary), then the value; every string and byte value
+is preceded by its length as a 4-byte big-endian integer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from collections.abc import Mapping
+
+from storage_nodes.log.record import MessageAttribute
+
+_STRING_TRANSPORT = b"\x01"
+_BINARY_TRANSPORT = b"\x02"
+
+
+def md5_hex(data: bytes) -> str:
+    return hashlib.md5(data, usedforsecurity=False).hexdigest()
+
+
+def md5_of_attributes(attributes: Mapping[str, MessageAttribute]) -> str:
+    digest = hashlib.md5(usedforsecurity=False)
+    for name in sorted(attributes):
+        attribute = attributes[name]
+        digest.update(_length_prefixed(name.encode()))
+        digest.update(_length_prefixed(attribute.data_type.encode()))
+        if attribute.binary_value is not None:
+            digest.update(_BINARY_TRANSPORT + _length_prefixed(attribute.binary_value))
+        else:
+            value = (attribute.string_value or "").encode()
+            digest.update(_STRING_TRANSPORT + _length_prefixed(value))
+    return digest.hexdigest()
+
+
+def _length_prefixed(data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + data

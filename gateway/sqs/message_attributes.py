@@ -1,0 +1,156 @@
+"""SQS message attributes: parsing and validation, size, and selection on receive."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Iterable, Mapping
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from gateway.sqs.errors import invalid_parameter
+from storage_nodes.log.record import MessageAttribute
+
+MAX_ATTRIBUTES = 10
+_NAME = re.compile(r"^[A-Za-z0-9_\-.]{1,256}$")
+_DATA_TYPE = re.compile(r"^(String|Number|Binary)(\.[A-Za-z0-9_\-.]{1,250})?$")
+_RESERVED_PREFIXES = ("aws.", "amazon.")
+SYSTEM_ATTRIBUTE_NAMES = frozenset({"AWSTraceHeader"})
+
+
+def parse(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, MessageAttribute]:
+    """User MessageAttributes of a send, validated as SQS does."""
+    if len(raw) > MAX_ATTRIBUTES:
+        raise invalid_parameter(
+            f"Number of message attributes [{len(raw)}] exceeds the allowed maximum "
+            f"[{MAX_ATTRIBUTES}]."
+        )
+    parsed = {}
+    for name, value in raw.items():
+        _check_name(name)
+        parsed[name] = _parse_value(name, value)
+    return parsed
+
+
+def parse_system(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, MessageAttribute]:
+    """MessageSystemAttributes of a send: only AWSTraceHeader, a String."""
+    parsed = {}
+    for name, value in raw.items():
+        if name not in SYSTEM_ATTRIBUTE_NAMES:
+            raise invalid_parameter(f"Message system attribute name '{name}' is invalid.")
+        attribute = _parse_value(name, value)
+        if attribute.data_type != "String":
+            raise invalid_parameter(f"Message system attribute '{name}' must be a String.")
+        parsed[name] = attribute
+    return parsed
+
+
+def size_bytes(attributes: Mapping[str, MessageAttribute]) -> int:
+    """What attributes count towards MaximumMessageSize: names, types and values."""
+    total = 0
+    for name, attribute in attributes.items():
+        total += len(name.encode()) + len(attribute.data_type.encode())
+        if attribute.binary_value is not None:
+            total += len(attribute.binary_value)
+        else:
+            total += len((attribute.string_value or "").encode())
+    return total
+
+
+def select(
+    attributes: Mapping[str, MessageAttribute], requested: Iterable[str]
+) -> dict[str, MessageAttribute]:
+    """The attributes a receive asked for: "All", ".*", "prefix.*" or exact names."""
+    wanted = list(requested)
+    if "All" in wanted or ".*" in wanted:
+        return dict(attributes)
+    prefixes = tuple(w[:-1] for w in wanted if w.endswith(".*"))
+    exact = {w for w in wanted if not w.endswith(".*")}
+    return {
+        name: attribute
+        for name, attribute in attributes.items()
+        if name in exact or (prefixes and name.startswith(prefixes))
+    }
+
+
+def to_wire(attribute: MessageAttribute) -> dict[str, str]:
+    wire = {"DataType": attribute.data_type}
+    if attribute.binary_value is not None:
+        wire["BinaryValue"] = base64.b64encode(attribute.binary_value).decode()
+    else:
+        wire["StringValue"] = attribute.string_value or ""
+    return wire
+
+
+def _check_name(name: str) -> None:
+    lowered = name.lower()
+    if (
+        not _NAME.match(name)
+        or lowered.startswith(_RESERVED_PREFIXES)
+        or name.startswith(".")
+        or name.endswith(".")
+        or ".." in name
+    ):
+        raise invalid_parameter(
+            f"The message attribute name '{name}' is invalid. Names can contain "
+            "alphanumeric characters, hyphens, underscores and periods, must not start "
+            "with 'AWS.' or 'Amazon.', and must not start, end or have consecutive periods."
+        )
+
+
+def _parse_value(name: str, value: Mapping[str, Any]) -> MessageAttribute:
+    data_type = value.get("DataType")
+    if not isinstance(data_type, str) or not data_type:
+        raise invalid_parameter(
+            f"The message attribute '{name}' must contain non-empty message attribute type."
+        )
+    if not _DATA_TYPE.match(data_type):
+        raise invalid_parameter(
+            f"The type of message attribute '{name}' is invalid. You must use only the "
+            "following supported type prefixes: Binary, Number, String."
+        )
+    if data_type.startswith("Binary"):
+        return MessageAttribute(data_type, binary_value=_binary(name, data_type, value))
+    text = value.get("StringValue")
+    if not isinstance(text, str) or text == "":
+        raise _missing_value(name, data_type)
+    if data_type.startswith("Number"):
+        _check_number(name, text)
+    return MessageAttribute(data_type, string_value=text)
+
+
+def _binary(name: str, data_type: str, value: Mapping[str, Any]) -> bytes:
+    encoded = value.get("BinaryValue")
+    if not isinstance(encoded, str) or encoded == "":
+        raise _missing_value(name, data_type)
+    try:
+        decoded = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise invalid_parameter(
+            f"The message attribute '{name}' has an invalid base64 binary value."
+        ) from exc
+    if not decoded:
+        raise _missing_value(name, data_type)
+    return decoded
+
+
+def _check_number(name: str, text: str) -> None:
+    try:
+        number = Decimal(text)
+    except InvalidOperation:
+        number = Decimal("NaN")
+    # SQS numbers: up to 38 significant digits, between -10^128 and 10^126.
+    if (
+        not number.is_finite()
+        or len(number.as_tuple().digits) > 38
+        or abs(number) > Decimal("1e126")
+    ):
+        raise invalid_parameter(f"Could not cast message attribute '{name}' value to number.")
+
+
+def _missing_value(name: str, data_type: str) -> Exception:
+    return invalid_parameter(
+        f"The message attribute '{name}' must contain non-empty message attribute value "
+        f"for message attribute type '{data_type}'."
+    )

@@ -1,0 +1,55 @@
+"""Queue URLs: `<base>/<account id>/<queue name>`, built from the request's host.
+
+A URL is resolved by its path whatever its host (clients reach us by many names), and a
+bare queue name is accepted where a URL is expected, as DESIGN.md section 3 says.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from gateway.sqs.errors import SqsError, invalid_parameter
+
+_QUEUE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
+_ACCOUNT_ID = re.compile(r"^[0-9]{12}$")
+
+
+def check_queue_name(name: str) -> str:
+    if name.endswith(".fifo"):
+        raise SqsError(
+            "UnsupportedOperation", "FIFO queues are not supported by this TideMQ version yet."
+        )
+    if not _QUEUE_NAME.match(name):
+        raise invalid_parameter(
+            "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length"
+        )
+    return name
+
+
+def build(base_url: str, account_id: str, name: str) -> str:
+    return f"{base_url.rstrip('/')}/{account_id}/{name}"
+
+
+def resolve(queue_url: str, caller_account_id: str) -> tuple[str, str]:
+    """(account id, queue name) named by a queue URL or a bare queue name.
+
+    A URL naming another account's queue is reported as not existing: one account
+    cannot learn what another has.
+    """
+    if "/" not in queue_url:
+        return caller_account_id, _name_or_missing(queue_url)
+    path = urlsplit(queue_url).path if "://" in queue_url else queue_url
+    parts = [part for part in path.split("/") if part]
+    if len(parts) != 2 or not _ACCOUNT_ID.match(parts[0]):
+        raise SqsError("QueueDoesNotExist", "The specified queue does not exist.")
+    account_id, name = parts
+    if account_id != caller_account_id:
+        raise SqsError("QueueDoesNotExist", "The specified queue does not exist.")
+    return account_id, _name_or_missing(name)
+
+
+def _name_or_missing(name: str) -> str:
+    if not _QUEUE_NAME.match(name):
+        raise SqsError("QueueDoesNotExist", "The specified queue does not exist.")
+    return name

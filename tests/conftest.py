@@ -1,0 +1,225 @@
+"""The test harness: real servers on free loopback ports, never mocks.
+
+- `redis_server`: one redis-server (or the bundled Valkey) for the whole run, AOF on;
+  `redis_url` gives each test an empty database on it.
+- `s3_endpoint`: moto's S3 server, in-process on its own port, for the whole run.
+- `gateway`: the full gateway stack (control plane + storage node + Starlette app) under
+  a real uvicorn on a free port, with a fresh data directory per test.
+- `sqs`: a real boto3 SQS client pointed at that gateway.
+- `tidemq_up`: a factory that runs the real `tidemq up` command as a subprocess.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+import redis
+import uvicorn
+from moto.server import ThreadedMotoServer
+
+from control_plane.clock import Clock
+from tidemq.redis_server import RedisServer, RedisServerConfig, free_port
+from tidemq.stack import build_app
+
+REGION = "us-east-1"
+# Any credentials sign requests; the gateway's own keys are issued by `tidemq up`.
+TEST_ACCESS_KEY_ID = "TQTESTACCESSKEY00001"
+TEST_SECRET_ACCESS_KEY = "test-secret-access-key"
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    server = RedisServer(RedisServerConfig(tmp_path_factory.mktemp("redis")))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> str:
+    """An empty database on the session's Redis."""
+    client = redis.Redis.from_url(redis_server.url)
+    client.flushall()
+    client.close()
+    return redis_server.url
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint() -> Iterator[str]:
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    yield f"http://127.0.0.1:{port}"
+    server.stop()
+
+
+@dataclass
+class RunningGateway:
+    url: str
+    data_dir: Path
+    server: uvicorn.Server
+    thread: threading.Thread
+
+    def sqs_client(self, **config: Any) -> Any:
+        return sqs_client(self.url, **config)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=15)
+        assert not self.thread.is_alive(), "gateway did not shut down"
+
+
+def sqs_client(endpoint_url: str, **config: Any) -> Any:
+    return boto3.client(
+        "sqs",
+        endpoint_url=endpoint_url,
+        region_name=REGION,
+        aws_access_key_id=config.pop("access_key_id", TEST_ACCESS_KEY_ID),
+        aws_secret_access_key=config.pop("secret_access_key", TEST_SECRET_ACCESS_KEY),
+        **config,
+    )
+
+
+def start_gateway(redis_url: str, data_dir: Path, clock: Clock | None = None) -> RunningGateway:
+    port = free_port()
+    app = build_app(redis_url, data_dir, clock=clock)
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, lifespan="on", log_config=None, access_log=False
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name=f"gateway-{port}", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("gateway did not start")
+        time.sleep(0.01)
+    return RunningGateway(f"http://127.0.0.1:{port}", data_dir, server, thread)
+
+
+@pytest.fixture
+def gateway(redis_url: str, tmp_path: Path) -> Iterator[RunningGateway]:
+    running = start_gateway(redis_url, tmp_path / "data")
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def sqs(gateway: RunningGateway) -> Any:
+    return gateway.sqs_client()
+
+
+@dataclass
+class TidemqProcess:
+    """A `tidemq up` child process, started and checked the way a user would."""
+
+    process: subprocess.Popen[str]
+    banner: dict[str, str] = field(default_factory=dict)
+    output: list[str] = field(default_factory=list)
+
+    @property
+    def endpoint(self) -> str:
+        return self.banner["endpoint"]
+
+    def sqs_client(self) -> Any:
+        return sqs_client(
+            self.endpoint,
+            access_key_id=self.banner["access key id"],
+            secret_access_key=self.banner["secret access key"],
+        )
+
+    def redis_pid(self) -> int:
+        match = re.search(r"pid (\d+)", self.banner["redis"])
+        assert match, self.banner["redis"]
+        return int(match.group(1))
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        """Sends `sig` and returns the exit code; the output is kept in `output`."""
+        self.process.send_signal(sig)
+        try:
+            out, _ = self.process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            out, _ = self.process.communicate()
+        self.output.append(out)
+        return self.process.returncode
+
+
+TidemqUp = Callable[..., TidemqProcess]
+
+
+@pytest.fixture
+def tidemq_up(tmp_path: Path) -> Iterator[TidemqUp]:
+    started: list[TidemqProcess] = []
+
+    def start(data_dir: Path | None = None, port: int | None = None) -> TidemqProcess:
+        env = {
+            **os.environ,
+            "TIDEMQ_PORT": str(port or free_port()),
+            "TIDEMQ_DATA_DIR": str(data_dir or tmp_path / "tidemq"),
+            "PYTHONUNBUFFERED": "1",
+        }
+        process = subprocess.Popen(
+            [sys.executable, "-m", "tidemq.cli", "up"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        child = TidemqProcess(process)
+        started.append(child)
+        try:
+            child.banner = _read_banner(child, timeout_s=60)
+        except RuntimeError:
+            _reap(child)
+            raise
+        return child
+
+    yield start
+    for child in started:
+        _reap(child)
+
+
+def _reap(child: TidemqProcess) -> None:
+    """Kills the child if it still runs, and closes its pipe."""
+    if child.process.poll() is None:
+        child.process.kill()
+    if child.process.stdout is not None and not child.process.stdout.closed:
+        child.process.stdout.close()
+    child.process.wait()
+
+
+def _read_banner(child: TidemqProcess, timeout_s: float) -> dict[str, str]:
+    """Reads the child's output until the banner is complete (or it dies)."""
+    assert child.process.stdout is not None
+    lines: list[str] = []
+    timer = threading.Timer(timeout_s, child.process.kill)
+    timer.start()
+    try:
+        for line in child.process.stdout:
+            lines.append(line)
+            if line.startswith("Stop with Ctrl-C"):
+                break
+    finally:
+        timer.cancel()
+    child.output.append("".join(lines))
+    banner = {}
+    for line in lines:
+        match = re.match(r"^  ([a-z ]+?)\s{2,}(\S.*)$", line.rstrip("\n"))
+        if match:
+            banner[match.group(1)] = match.group(2)
+    if "endpoint" not in banner:
+        raise RuntimeError("tidemq up did not start:\n" + "".join(lines))
+    return banner

@@ -1,0 +1,112 @@
+"""Bad input gets SQS's 4xx error and changes nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+from botocore.exceptions import ClientError
+
+from tests.conftest import RunningGateway
+
+JSON_1_0 = "application/x-amz-json-1.0"
+
+
+def _post(gateway: RunningGateway, target: str, body: bytes) -> httpx.Response:
+    return httpx.post(
+        gateway.url + "/",
+        content=body,
+        headers={"X-Amz-Target": target, "Content-Type": JSON_1_0},
+    )
+
+
+@pytest.mark.parametrize(
+    ("target", "body", "error_type"),
+    [
+        ("AmazonSQS.ListQueues", b"{not json", "SerializationException"),
+        ("AmazonSQS.ListQueues", b"[1, 2]", "SerializationException"),
+        ("AmazonSQS.FlyToTheMoon", b"{}", "InvalidAction"),
+        ("", b"{}", "InvalidAction"),
+        ("AmazonSQS.CreateQueue", b"{}", "MissingParameter"),
+        ("AmazonSQS.CreateQueue", b'{"QueueName": 7}', "InvalidParameterValue"),
+        ("AmazonSQS.CreateQueue", b'{"QueueName": "bad name!"}', "InvalidParameterValue"),
+    ],
+)
+def test_malformed_requests_get_a_4xx_sqs_error(
+    gateway: RunningGateway, target: str, body: bytes, error_type: str
+) -> None:
+    response = _post(gateway, target, body)
+    assert response.status_code == 400
+    assert response.json()["__type"] == f"com.amazonaws.sqs#{error_type}"
+    assert response.json()["message"]
+    assert response.headers["x-amzn-query-error"].endswith(";Sender")
+
+
+def test_an_oversize_message_is_refused_and_not_stored(sqs: Any) -> None:
+    url = sqs.create_queue(QueueName="small", Attributes={"MaximumMessageSize": "1024"})["QueueUrl"]
+    with pytest.raises(ClientError) as caught:
+        sqs.send_message(QueueUrl=url, MessageBody="x" * 1025)
+    assert caught.value.response["Error"]["Code"] == "InvalidParameterValue"
+    assert "shorter than 1024 bytes" in caught.value.response["Error"]["Message"]
+    assert "Messages" not in sqs.receive_message(QueueUrl=url)
+
+
+def test_characters_sqs_forbids_are_refused(sqs: Any) -> None:
+    url = sqs.create_queue(QueueName="chars")["QueueUrl"]
+    with pytest.raises(sqs.exceptions.InvalidMessageContents):
+        sqs.send_message(QueueUrl=url, MessageBody="bell \x07")
+    assert "Messages" not in sqs.receive_message(QueueUrl=url)
+
+
+@pytest.mark.parametrize(
+    "attributes",
+    [
+        {"AWS.reserved": {"DataType": "String", "StringValue": "x"}},
+        {"n": {"DataType": "Number", "StringValue": "twelve"}},
+        {"s": {"DataType": "String"}},
+        {"t": {"DataType": "Integer", "StringValue": "1"}},
+        {f"a{i}": {"DataType": "String", "StringValue": "x"} for i in range(11)},
+    ],
+)
+def test_bad_message_attributes_are_refused(sqs: Any, attributes: dict[str, Any]) -> None:
+    url = sqs.create_queue(QueueName="bad-attrs")["QueueUrl"]
+    with pytest.raises(ClientError) as caught:
+        sqs.send_message(QueueUrl=url, MessageBody="b", MessageAttributes=attributes)
+    assert caught.value.response["Error"]["Code"] == "InvalidParameterValue"
+    assert "Messages" not in sqs.receive_message(QueueUrl=url)
+
+
+def test_out_of_range_receive_parameters_are_refused(sqs: Any) -> None:
+    url = sqs.create_queue(QueueName="ranges")["QueueUrl"]
+    with pytest.raises(ClientError, match="Must be between 1 and 10"):
+        sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=11)
+    with pytest.raises(ClientError, match="Must be between 0 and 20"):
+        sqs.receive_message(QueueUrl=url, WaitTimeSeconds=21)
+
+
+def test_forged_receipts_are_refused(sqs: Any) -> None:
+    url = sqs.create_queue(QueueName="forged")["QueueUrl"]
+    sqs.send_message(QueueUrl=url, MessageBody="m")
+    [message] = sqs.receive_message(QueueUrl=url)["Messages"]
+    with pytest.raises(sqs.exceptions.ReceiptHandleIsInvalid):
+        sqs.delete_message(QueueUrl=url, ReceiptHandle="forged-" + message["ReceiptHandle"])
+    other = sqs.create_queue(QueueName="forged-other")["QueueUrl"]
+    with pytest.raises(sqs.exceptions.ReceiptHandleIsInvalid):
+        sqs.delete_message(QueueUrl=other, ReceiptHandle=message["ReceiptHandle"])
+    attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
+    assert attributes["ApproximateNumberOfMessagesNotVisible"] == "1"
+
+
+def test_bad_queue_attributes_create_nothing(sqs: Any) -> None:
+    with pytest.raises(sqs.exceptions.InvalidAttributeValue):
+        sqs.create_queue(QueueName="never", Attributes={"VisibilityTimeout": "99999"})
+    with pytest.raises(sqs.exceptions.InvalidAttributeName):
+        sqs.create_queue(QueueName="never", Attributes={"Colour": "blue"})
+    with pytest.raises(sqs.exceptions.QueueDoesNotExist):
+        sqs.get_queue_url(QueueName="never")
+
+
+def test_health(gateway: RunningGateway) -> None:
+    assert httpx.get(gateway.url + "/healthz").json() == {"status": "ok"}
+    assert httpx.get(gateway.url + "/readyz").json() == {"status": "ok"}

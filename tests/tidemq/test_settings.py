@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tidemq.settings import Settings, SettingsError
+
+
+def test_flags_override_environment_which_overrides_the_file(tmp_path: Path) -> None:
+    config = tmp_path / "tidemq.toml"
+    config.write_text('host = "0.0.0.0"\nport = 7000\ndata_dir = "/srv/file"\n')
+    settings = Settings.load(
+        flags={"port": 9000, "host": None},
+        env={"TIDEMQ_PORT": "8000", "TIDEMQ_DATA_DIR": "/srv/env", "TIDEMQ_CONFIG": str(config)},
+    )
+    assert (settings.host, settings.port, settings.data_dir) == ("0.0.0.0", 9000, Path("/srv/env"))
+
+
+def test_defaults() -> None:
+    settings = Settings.load(env={})
+    assert (settings.host, settings.port, settings.data_dir) == (
+        "127.0.0.1",
+        9324,
+        Path(".tidemq"),
+    )
+    assert settings.durability == "fsync"
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"TIDEMQ_PORT": "http"}, "port must be a number"),
+        ({"TIDEMQ_PORT": "70000"}, "port must be a number"),
+        ({"TIDEMQ_DURABILITY": "maybe"}, "durability must be one of fsync"),
+        ({"TIDEMQ_CONFIG": "/nonexistent/tidemq.toml"}, "cannot read config file"),
+    ],
+)
+def test_bad_settings_say_what_is_wrong(env: dict[str, str], message: str) -> None:
+    with pytest.raises(SettingsError, match=message):
+        Settings.load(env=env)

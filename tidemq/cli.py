@@ -1,0 +1,64 @@
+"""The `tidemq` command."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from tidemq import __version__
+from tidemq.embedded import LaunchError, run
+from tidemq.redis_server import RedisServerError
+from tidemq.settings import Settings, SettingsError
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    if args.command == "up":
+        return _up(args)
+    parser.print_help()
+    return 2
+
+
+def _up(args: argparse.Namespace) -> int:
+    try:
+        settings = Settings.load(
+            flags={"host": args.host, "port": args.port, "data_dir": args.data_dir},
+            config_file=args.config,
+        )
+        run(settings)
+    except (SettingsError, LaunchError, RedisServerError) as exc:
+        print(f"tidemq up: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tidemq",
+        description="TideMQ: SQS-compatible messaging on a durable partitioned log.",
+    )
+    parser.add_argument("--version", action="version", version=f"tidemq {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    up = commands.add_parser(
+        "up",
+        help="run everything on this machine (gateway, storage node, embedded Redis)",
+        description="Run TideMQ on this machine. Settings: flags, then TIDEMQ_* environment "
+        "variables, then the TOML file given by --config or TIDEMQ_CONFIG.",
+    )
+    up.add_argument("--host", help="address to listen on (TIDEMQ_HOST; default 127.0.0.1)")
+    up.add_argument("--port", type=int, help="port to listen on (TIDEMQ_PORT; default 9324)")
+    up.add_argument(
+        "--data-dir", type=Path, help="where data is kept (TIDEMQ_DATA_DIR; default ./.tidemq)"
+    )
+    up.add_argument("--config", type=Path, help="a TOML settings file (TIDEMQ_CONFIG)")
+    return parser
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,186 @@
+"""`tidemq up`: everything on one machine, with no setup (DESIGN.md section 8).
+
+Start-up, in this order, each step undone in reverse on the way out:
+  1. lock the data directory (two launchers on one directory would corrupt it);
+  2. check the gateway port is free, before anything slow starts;
+  3. start the embedded Redis (unless a Redis URL is configured);
+  4. serve the gateway under uvicorn; its lifespan opens the control plane and the
+     storage node and, on shutdown, fsyncs the logs and closes them;
+  5. print the endpoint and credentials once the socket is listening.
+SIGINT and SIGTERM stop it gracefully: uvicorn drains requests, the lifespan closes the
+logs, then Redis is stopped (it writes its AOF). The exit code is 0.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import signal
+import socket
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+
+import uvicorn
+
+from tidemq.credentials import Credentials, admin_credentials
+from tidemq.redis_server import RedisServer, RedisServerConfig
+from tidemq.settings import Settings, SettingsError
+from tidemq.stack import build_app
+
+log = logging.getLogger(__name__)
+
+
+class LaunchError(RuntimeError):
+    """tidemq up cannot start; the message tells the user what to do."""
+
+
+def run(settings: Settings) -> None:
+    data_dir = settings.data_dir.resolve()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with _locked(data_dir), _graceful_signals() as stopping:
+        _check_port_free(settings.host, settings.port)
+        try:
+            credentials = admin_credentials(
+                data_dir, settings.access_key_id, settings.secret_access_key
+            )
+        except ValueError as exc:
+            raise SettingsError(str(exc)) from exc
+        redis = None
+        redis_url = settings.redis_url
+        if redis_url is None:
+            redis = RedisServer(RedisServerConfig(data_dir / "redis"))
+            redis.start()
+            redis_url = redis.url
+        try:
+            if stopping():
+                return
+            app = build_app(
+                redis_url,
+                data_dir,
+                durability=settings.durability,
+                public_url=settings.public_url,
+            )
+            config = uvicorn.Config(
+                app,
+                host=settings.host,
+                port=settings.port,
+                loop="uvloop",
+                http="httptools",
+                lifespan="on",
+                log_config=None,
+                access_log=False,
+                timeout_graceful_shutdown=10,
+            )
+            banner = _banner(settings, data_dir, credentials, redis, redis_url)
+            _Server(config, on_started=lambda: _print_banner(banner)).run()
+        finally:
+            if redis is not None:
+                redis.stop()
+    log.info("TideMQ stopped")
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, telling us once its sockets listen."""
+
+    def __init__(self, config: uvicorn.Config, on_started: Callable[[], None]) -> None:
+        super().__init__(config)
+        self._on_started = on_started
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            self._on_started()
+
+
+@contextmanager
+def _graceful_signals() -> Iterator[Callable[[], bool]]:
+    """Our SIGINT/SIGTERM handlers, under uvicorn's.
+
+    uvicorn catches the signal while it serves, shuts down, then raises the signal again
+    so an embedding program sees it; it lands here, and the launcher goes on to stop
+    Redis and exit 0 instead of dying with a traceback half-way through cleaning up.
+    """
+    received: list[int] = []
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        if not received:
+            log.info("stopping (signal %s)", signal.Signals(signum).name)
+        received.append(signum)
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield lambda: bool(received)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+@contextmanager
+def _locked(data_dir: Path) -> Iterator[None]:
+    path = data_dir / "tidemq.lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
+            raise LaunchError(
+                f"{data_dir} is in use by another tidemq (pid {holder}); stop it, or pass "
+                "--data-dir (TIDEMQ_DATA_DIR) to use another directory"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _check_port_free(host: str, port: int) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            raise LaunchError(
+                f"cannot listen on {host}:{port} ({exc.strerror}); stop what uses it, or "
+                "pass --port (TIDEMQ_PORT) to listen elsewhere"
+            ) from None
+
+
+def _banner(
+    settings: Settings,
+    data_dir: Path,
+    credentials: Credentials,
+    redis: RedisServer | None,
+    redis_url: str,
+) -> str:
+    endpoint = f"http://{settings.host}:{settings.port}"
+    redis_text = f"{redis_url} (embedded, pid {redis.pid})" if redis else redis_url
+    return "\n".join(
+        [
+            "",
+            "TideMQ is up.",
+            f"  endpoint           {endpoint}",
+            "  region             us-east-1",
+            f"  access key id      {credentials.access_key_id}",
+            f"  secret access key  {credentials.secret_access_key}",
+            f"  data dir           {data_dir}",
+            f"  redis              {redis_text}",
+            "",
+            "Use it from any AWS SDK or the AWS CLI with these variables and the endpoint:",
+            f"  export AWS_ACCESS_KEY_ID={credentials.access_key_id} "
+            f"AWS_SECRET_ACCESS_KEY={credentials.secret_access_key} AWS_DEFAULT_REGION=us-east-1",
+            f"  aws --endpoint-url {endpoint} sqs list-queues",
+            "Stop with Ctrl-C.",
+            "",
+        ]
+    )
+
+
+def _print_banner(banner: str) -> None:
+    sys.stdout.write(banner + "\n")
+    sys.stdout.flush()

@@ -1,0 +1,93 @@
+"""Settings: command-line flags over `TIDEMQ_*` environment variables over a TOML file
+over defaults. One frozen object, read once at start.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any, get_args
+
+from storage_nodes.log.log_config import Durability
+
+_ENV_PREFIX = "TIDEMQ_"
+
+
+class SettingsError(ValueError):
+    """A setting is missing or malformed; the message says which and how to fix it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 9324
+    data_dir: Path = Path(".tidemq")
+    # None: start an embedded Redis under <data_dir>/redis. Else e.g. redis://host:6379/0.
+    redis_url: str | None = None
+    # Base of queue URLs (e.g. https://sqs.example.com); None: from each request's Host.
+    public_url: str | None = None
+    access_key_id: str | None = None
+    secret_access_key: str | None = None
+    durability: Durability = "fsync"
+
+    @classmethod
+    def load(
+        cls,
+        flags: Mapping[str, Any] | None = None,
+        env: Mapping[str, str] | None = None,
+        config_file: Path | None = None,
+    ) -> Settings:
+        env = os.environ if env is None else env
+        settings = cls()
+        path = config_file or (Path(env["TIDEMQ_CONFIG"]) if env.get("TIDEMQ_CONFIG") else None)
+        if path is not None:
+            settings = settings._merged(_read_toml(path), f"config file {path}")
+        from_env = {
+            f.name: env[_ENV_PREFIX + f.name.upper()]
+            for f in fields(cls)
+            if env.get(_ENV_PREFIX + f.name.upper())
+        }
+        settings = settings._merged(from_env, "environment")
+        given = {k: v for k, v in (flags or {}).items() if v is not None}
+        return settings._merged(given, "command line")
+
+    def _merged(self, values: Mapping[str, Any], source: str) -> Settings:
+        known = {f.name for f in fields(self)}
+        changes: dict[str, Any] = {}
+        for name, value in values.items():
+            if name not in known:
+                raise SettingsError(f"unknown setting {name!r} in {source}")
+            changes[name] = _coerce(name, value, source)
+        return replace(self, **changes)
+
+
+def _coerce(name: str, value: Any, source: str) -> Any:
+    if name == "port":
+        try:
+            port = int(value)
+        except (TypeError, ValueError):
+            port = -1
+        if not 0 < port < 65536:
+            raise SettingsError(f"port must be a number from 1 to 65535 ({source}: {value!r})")
+        return port
+    if name == "data_dir":
+        return Path(str(value)).expanduser()
+    if name == "durability":
+        if value not in get_args(Durability):
+            choices = ", ".join(get_args(Durability))
+            raise SettingsError(f"durability must be one of {choices} ({source}: {value!r})")
+        return value
+    return str(value)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as file:
+            return tomllib.load(file)
+    except OSError as exc:
+        raise SettingsError(f"cannot read config file {path}: {exc.strerror}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"config file {path} is not valid TOML: {exc}") from exc
