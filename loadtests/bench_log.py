@@ -10,6 +10,8 @@ MB/s counts record bodies (1 KiB each) on both sides. The ratio (engine / ceilin
 for the fsync rows, where the disk is the limit; 64 producers should reach 0.5. A last,
 extra row has the 64 producers append 10 records at a time (an SQS SendMessageBatch).
 
+The engine runs on uvloop, the event loop the TideMQ server runs on.
+
 Each run is bounded both by --seconds and by --max-appends; files go to a temporary
 directory under --dir (default: the current directory, i.e. this disk) and are removed.
 """
@@ -24,6 +26,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+import uvloop
 
 from storage_nodes.log.partition_log import Durability, LogConfig, PartitionLog
 from storage_nodes.log.record import RecordIn
@@ -134,7 +138,7 @@ def main() -> None:
                 raw = run_raw(root, producers, args.seconds / 2, args.max_appends, "fdatasync")
                 raw_fsync = run_raw(root, producers, args.seconds / 2, args.max_appends, "fsync")
                 directory = root / f"{policy}-{producers}"
-                engine = asyncio.run(
+                engine = uvloop.run(
                     run_engine(directory, policy, producers, args.seconds, args.max_appends)
                 )
                 shutil.rmtree(directory)
@@ -142,7 +146,7 @@ def main() -> None:
         # Not one of the required rows: producers that batch like SendMessageBatch (10).
         raw = run_raw(root, 640, args.seconds / 2, args.max_appends, "fdatasync")
         raw_fsync = run_raw(root, 640, args.seconds / 2, args.max_appends, "fsync")
-        engine = asyncio.run(
+        engine = uvloop.run(
             run_engine(root / "batched", "fsync", 64, args.seconds, args.max_appends, per_append=10)
         )
         rows.append(Row("fsync", "64 x10", engine, raw, raw_fsync))
