@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from redis.asyncio import Redis
 
 from control_plane.clock import Clock
+from control_plane.delivery_scripts import CHANGE_VISIBILITY, CLAIM, DELETE_MESSAGE
 from control_plane.errors import redis_boundary
 from control_plane.keys import SubscriptionKeys
 from control_plane.receipts import Receipt, ReceiptSigner, invalid_receipt_error
 from control_plane.redis_values import as_text
-from control_plane.scripts import CHANGE_VISIBILITY, CLAIM, DELETE_MESSAGE
 
 
 @dataclass(frozen=True, slots=True)

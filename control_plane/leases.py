@@ -51,15 +51,15 @@ from redis.asyncio import Redis
 
 from control_plane import keys
 from control_plane.clock import Clock
-from control_plane.errors import redis_boundary
-from control_plane.redis_values import as_text
-from control_plane.scripts import (
+from control_plane.cluster_scripts import (
     ACQUIRE_LEASE,
     CHECK_LEASE,
     LEASE_HOLDER,
     RELEASE_LEASE,
     RENEW_LEASE,
 )
+from control_plane.errors import redis_boundary
+from control_plane.redis_values import as_text
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,9 +32,14 @@ from redis.asyncio import Redis
 
 from control_plane import keys
 from control_plane.clock import Clock
+from control_plane.cluster_scripts import (
+    DEREGISTER_NODE,
+    HEARTBEAT_NODE,
+    LIST_LIVE_NODES,
+    REGISTER_NODE,
+)
 from control_plane.errors import redis_boundary
 from control_plane.redis_values import as_text
-from control_plane.scripts import DEREGISTER_NODE, HEARTBEAT_NODE, LIST_LIVE_NODES, REGISTER_NODE
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,8 +18,8 @@ from control_plane import keys
 from control_plane.clock import Clock
 from control_plane.errors import QueueDoesNotExist, QueueNameExists, redis_boundary
 from control_plane.queue_attributes import validate, with_defaults
+from control_plane.queue_scripts import CREATE_QUEUE, DELETE_QUEUE
 from control_plane.redis_values import as_text
-from control_plane.scripts import CREATE_QUEUE, DELETE_QUEUE
 
 
 @dataclass(frozen=True, slots=True)
