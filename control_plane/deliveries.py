@@ -1,46 +1,76 @@
-"""Deliveries of one subscription: claim, delete and change visibility.
+"""Deliveries of one subscription: claim, delete, visibility, delays, removal, purge.
 
 State per subscription (see control_plane.keys): a cursor per partition (the next offset
-never delivered), one timers sorted set holding every in-flight message by the time its
-visibility ends, and a hash of receive counts and current delivery numbers. Redis holds
-references (partition, offset), never bodies: the caller reads those from the log.
+never delivered), one timers sorted set holding every in-flight or delayed message by
+the time it falls due, the receive counts and current delivery numbers, and per
+partition the offsets not yet deleted. Redis holds references (partition, offset), never
+bodies: the caller reads those from the log.
 
 A message is, at any moment, exactly one of: past the cursor (never delivered), in the
-timers (in flight, or waiting to be redelivered), or deleted (below the cursor and in
-neither structure). Each claim is one script, so two gateways claiming at once never hand
-out the same delivery.
+timers (in flight, delayed, or waiting to be redelivered), or deleted (below the cursor
+and in neither structure). Each change is one script, so two gateways claiming at once
+never hand out the same delivery.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from redis.asyncio import Redis
 
 from control_plane.clock import Clock
-from control_plane.delivery_scripts import CHANGE_VISIBILITY, CLAIM, DELETE_MESSAGE
+from control_plane.delivery_scripts import (
+    CHANGE_VISIBILITY,
+    CLAIM,
+    DEFER,
+    DELAY,
+    DELETE_MESSAGES,
+    PURGE,
+    REMOVE,
+)
 from control_plane.errors import redis_boundary
 from control_plane.keys import SubscriptionKeys
 from control_plane.receipts import Receipt, ReceiptSigner, invalid_receipt_error
 from control_plane.redis_values import as_text
+
+_DELIVER = 1
+# How long a dead letter handed to a caller stays invisible while the caller moves it.
+DEAD_LETTER_HOLD_MS = 30_000
 
 
 @dataclass(frozen=True, slots=True)
 class SubscriptionStats:
     visible: int  # deliverable now: past the cursors, or with an elapsed timer
     in_flight: int  # received, visibility timeout not yet over
+    delayed: int  # sent with a delay that has not yet elapsed
 
 
 @dataclass(frozen=True, slots=True)
 class Delivery:
-    """One delivery of one message: where to read it, and the receipt that names it."""
+    """One claim of one message: where to read it, and the receipt that names it."""
 
+    subscription_id: str
     partition: int
     offset: int
     receive_count: int
+    delivery_seq: int
     first_receive_ms: int
     receipt_handle: str
+
+    @property
+    def member(self) -> str:
+        return f"{self.partition}:{self.offset}"
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    deliveries: list[Delivery] = field(default_factory=list)
+    # Received max-receive-count times already: to be moved to the dead-letter queue.
+    dead_letters: list[Delivery] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.deliveries or self.dead_letters)
 
 
 class Deliveries:
@@ -49,8 +79,12 @@ class Deliveries:
         self._clock = clock
         self._signer = signer
         self._claim = redis.register_script(CLAIM)
-        self._delete = redis.register_script(DELETE_MESSAGE)
+        self._delay = redis.register_script(DELAY)
+        self._defer = redis.register_script(DEFER)
+        self._delete = redis.register_script(DELETE_MESSAGES)
         self._change_visibility = redis.register_script(CHANGE_VISIBILITY)
+        self._remove = redis.register_script(REMOVE)
+        self._purge = redis.register_script(PURGE)
 
     async def claim(
         self,
@@ -58,34 +92,91 @@ class Deliveries:
         log_ends: Mapping[int, int],
         max_messages: int,
         visibility_timeout_ms: int,
-    ) -> list[Delivery]:
-        """Claims up to `max_messages`: due timers first, then new messages below `log_ends`.
+        max_receives: int = 0,
+    ) -> Claim:
+        """Claims up to `max_messages`: due timers first, then messages below `log_ends`.
 
-        `log_ends` maps partition -> the log's end offset (next to be written), so the
-        cursor never passes a message that is not durable yet.
+        `log_ends` maps partition -> the log's end offset, so the cursor never passes a
+        message that is not durable yet. With `max_receives` > 0, a message already
+        received that many times comes back in `dead_letters` instead.
         """
         sub = SubscriptionKeys(subscription_id)
-        args: list[int | str] = [self._clock.now_ms(), visibility_timeout_ms, max_messages]
-        for partition, end in sorted(log_ends.items()):
-            args += [partition, end]
+        partitions = sorted(log_ends)
+        args: list[int | str] = [
+            self._clock.now_ms(),
+            visibility_timeout_ms,
+            max_messages,
+            max_receives,
+            DEAD_LETTER_HOLD_MS,
+        ]
+        for partition in partitions:
+            args += [partition, log_ends[partition]]
+        keys = sub.all(0) + [sub.unacked(p) for p in partitions]
         with redis_boundary():
-            flat = await self._claim(keys=sub.all(), args=args)
-        deliveries = []
-        for i in range(0, len(flat), 4):
-            partition_text, offset_text = as_text(flat[i]).split(":")
-            receipt = Receipt(
-                subscription_id, int(partition_text), int(offset_text), int(flat[i + 2])
+            flat = await self._claim(keys=keys, args=args)
+        claim = Claim()
+        for i in range(0, len(flat), 5):
+            partition_text, offset_text = as_text(flat[i + 1]).split(":")
+            seq = int(flat[i + 3])
+            receipt = Receipt(subscription_id, int(partition_text), int(offset_text), seq)
+            delivery = Delivery(
+                subscription_id=subscription_id,
+                partition=receipt.partition,
+                offset=receipt.offset,
+                receive_count=int(flat[i + 2]),
+                delivery_seq=seq,
+                first_receive_ms=int(flat[i + 4]),
+                receipt_handle=self._signer.sign(receipt),
             )
-            deliveries.append(
-                Delivery(
-                    partition=receipt.partition,
-                    offset=receipt.offset,
-                    receive_count=int(flat[i + 1]),
-                    first_receive_ms=int(flat[i + 3]),
-                    receipt_handle=self._signer.sign(receipt),
-                )
+            target = claim.deliveries if int(flat[i]) == _DELIVER else claim.dead_letters
+            target.append(delivery)
+        return claim
+
+    async def delay(
+        self, subscription_id: str, partition: int, offsets: Sequence[int], due_ms: int
+    ) -> int:
+        """Registers just-appended messages as delayed until `due_ms`."""
+        sub = SubscriptionKeys(subscription_id)
+        with redis_boundary():
+            registered = await self._delay(
+                keys=[
+                    sub.timers,
+                    sub.deliveries,
+                    sub.cursors,
+                    sub.delayed,
+                    sub.stats,
+                    sub.unacked(partition),
+                ],
+                args=[partition, due_ms, *offsets],
             )
-        return deliveries
+        return int(registered)
+
+    async def defer(self, delivery: Delivery, due_ms: int) -> bool:
+        """Turns a claimed message whose delivery time has not come back into a delay."""
+        sub = SubscriptionKeys(delivery.subscription_id)
+        with redis_boundary():
+            result = await self._defer(
+                keys=[sub.timers, sub.deliveries, sub.delayed],
+                args=[delivery.member, delivery.delivery_seq, due_ms],
+            )
+        return int(result) == 1
+
+    async def remove(self, delivery: Delivery, reason: str) -> bool:
+        """Removes a claimed message for good without a receipt (expired, dead-lettered),
+        counting it under `reason`."""
+        sub = SubscriptionKeys(delivery.subscription_id)
+        with redis_boundary():
+            result = await self._remove(
+                keys=[
+                    sub.timers,
+                    sub.deliveries,
+                    sub.delayed,
+                    sub.stats,
+                    sub.unacked(delivery.partition),
+                ],
+                args=[delivery.member, delivery.delivery_seq, reason],
+            )
+        return int(result) == 1
 
     def verify(self, subscription_id: str, receipt_handle: str) -> Receipt:
         """The receipt a handle names, checked to belong to this subscription."""
@@ -95,28 +186,97 @@ class Deliveries:
             raise invalid_receipt_error(receipt_handle)
         return receipt
 
-    async def delete(self, receipt: Receipt) -> bool:
-        """Deletes the delivery the receipt names; False if it was stale or already gone."""
-        sub = SubscriptionKeys(receipt.subscription_id)
+    async def delete(self, receipts: Sequence[Receipt]) -> list[bool]:
+        """Deletes the deliveries the receipts name (of one subscription); per receipt,
+        False if it was stale or the message already gone."""
+        if not receipts:
+            return []
+        sub = SubscriptionKeys(receipts[0].subscription_id)
+        partitions = sorted({r.partition for r in receipts})
+        key_index = {p: 3 + i for i, p in enumerate(partitions)}
+        args: list[int | str] = []
+        for r in receipts:
+            args += [r.member, r.delivery_seq, key_index[r.partition]]
         with redis_boundary():
-            result = await self._delete(
-                keys=[sub.timers, sub.deliveries], args=[receipt.member, receipt.delivery_seq]
+            results = await self._delete(
+                keys=[sub.timers, sub.deliveries] + [sub.unacked(p) for p in partitions],
+                args=args,
+            )
+        return [int(result) == 1 for result in results]
+
+    async def change_visibility(self, changes: Sequence[tuple[Receipt, int]]) -> list[bool]:
+        """Per (receipt, visibility timeout ms): the message becomes visible that long
+        from now; False where the receipt is not the message's current in-flight one."""
+        if not changes:
+            return []
+        sub = SubscriptionKeys(changes[0][0].subscription_id)
+        now_ms = self._clock.now_ms()
+        args: list[int | str] = []
+        for receipt, timeout_ms in changes:
+            args += [receipt.member, receipt.delivery_seq, now_ms + timeout_ms]
+        with redis_boundary():
+            results = await self._change_visibility(keys=[sub.timers, sub.deliveries], args=args)
+        return [int(result) == 1 for result in results]
+
+    async def purge(
+        self, subscription_id: str, log_ends: Mapping[int, int], min_interval_ms: int
+    ) -> bool:
+        """Deletes every message below `log_ends`; False if the last purge was less than
+        `min_interval_ms` ago (nothing changed)."""
+        sub = SubscriptionKeys(subscription_id)
+        partitions = sorted(log_ends)
+        args: list[int | str] = [self._clock.now_ms(), min_interval_ms]
+        for partition in partitions:
+            args += [partition, log_ends[partition]]
+        with redis_boundary():
+            result = await self._purge(
+                keys=[sub.timers, sub.deliveries, sub.cursors, sub.delayed, sub.stats]
+                + [sub.unacked(p) for p in partitions],
+                args=args,
             )
         return int(result) == 1
 
-    async def change_visibility(self, receipt: Receipt, visibility_timeout_ms: int) -> bool:
-        """Makes the message visible again after `visibility_timeout_ms` from now.
-
-        False if the receipt does not name the message's current in-flight delivery.
-        """
-        sub = SubscriptionKeys(receipt.subscription_id)
-        due_ms = self._clock.now_ms() + visibility_timeout_ms
+    async def stats(self, subscription_id: str, log_ends: Mapping[int, int]) -> SubscriptionStats:
+        """Approximate counts (read without a lock, as SQS's Approximate* are)."""
+        sub = SubscriptionKeys(subscription_id)
+        now_ms = self._clock.now_ms()
         with redis_boundary():
-            result = await self._change_visibility(
-                keys=[sub.timers, sub.deliveries],
-                args=[receipt.member, receipt.delivery_seq, due_ms],
-            )
-        return int(result) == 1
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.hgetall(sub.cursors)
+                pipe.hget(sub.stats, "ahead")
+                pipe.zcount(sub.timers, "-inf", now_ms)
+                pipe.zcount(sub.timers, f"({now_ms}", "+inf")
+                pipe.zcount(sub.delayed, f"({now_ms}", "+inf")
+                cursors, ahead, due, pending, delayed = await pipe.execute()
+        unread = sum(
+            max(end - int(cursors.get(str(partition).encode(), 0)), 0)
+            for partition, end in log_ends.items()
+        )
+        return SubscriptionStats(
+            visible=max(unread - int(ahead or 0), 0) + int(due),
+            in_flight=max(int(pending) - int(delayed), 0),
+            delayed=int(delayed),
+        )
+
+    async def ack_floor(self, subscription_id: str, partition: int) -> int:
+        """The lowest offset of the partition not yet deleted: everything below it may be
+        removed from local storage as far as this subscription is concerned."""
+        sub = SubscriptionKeys(subscription_id)
+        with redis_boundary():
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.hget(sub.cursors, str(partition))
+                pipe.zrange(sub.unacked(partition), 0, 0, withscores=True)
+                cursor, lowest = await pipe.execute()
+        floor = int(cursor or 0)
+        if lowest:
+            floor = min(floor, int(lowest[0][1]))
+        return floor
+
+    async def counters(self, subscription_id: str) -> dict[str, int]:
+        """The subscription's counters: `expired`, `dead_lettered`."""
+        with redis_boundary():
+            raw = await self._redis.hgetall(SubscriptionKeys(subscription_id).stats)
+        return {as_text(k): int(v) for k, v in raw.items() if as_text(k) != "purged_ms"}
 
     async def next_due_ms(self, subscription_id: str) -> int | None:
         """When the earliest timer of the subscription falls due, if it has any."""
@@ -126,23 +286,7 @@ class Deliveries:
             )
         return int(first[0][1]) if first else None
 
-    async def stats(self, subscription_id: str, log_ends: Mapping[int, int]) -> SubscriptionStats:
-        """Approximate counts (read without a lock, as SQS's Approximate* are)."""
-        sub = SubscriptionKeys(subscription_id)
-        now_ms = self._clock.now_ms()
-        with redis_boundary():
-            async with self._redis.pipeline(transaction=False) as pipe:
-                pipe.hgetall(sub.cursors)
-                pipe.zcount(sub.timers, "-inf", now_ms)
-                pipe.zcount(sub.timers, f"({now_ms}", "+inf")
-                cursors, due, in_flight = await pipe.execute()
-        unread = sum(
-            max(end - int(cursors.get(str(partition).encode(), 0)), 0)
-            for partition, end in log_ends.items()
-        )
-        return SubscriptionStats(visible=unread + int(due), in_flight=int(in_flight))
-
-    async def drop(self, subscription_id: str) -> None:
+    async def drop(self, subscription_id: str, partitions: int) -> None:
         """Forgets every cursor, timer and count of the subscription."""
         with redis_boundary():
-            await self._redis.delete(*SubscriptionKeys(subscription_id).all())
+            await self._redis.delete(*SubscriptionKeys(subscription_id).all(partitions))

@@ -1,87 +1,228 @@
-"""Lua scripts of deliveries: claim, delete, visibility, delays, redrive, purge.
+"""Lua scripts of deliveries: claim, delete, visibility, delays, removal, purge.
 
-Each script names its keys (all in one hash slot), its arguments and what it returns.
-Numbers are formatted with %d before they are written, because Lua 5.1's default
-number-to-string conversion would print large millisecond times in exponent form.
+Each script names its keys (all in one subscription's hash slot), its arguments and what
+it returns. Numbers are formatted with %d before they are written, because Lua 5.1's
+default number-to-string conversion would print large millisecond times in exponent form.
+
+The state they share (control_plane.keys.SubscriptionKeys): `timers` (every in-flight
+or delayed message by due time), `deliveries` ("count:seq:first" per message; count 0 is
+a delay not yet delivered), `cursors`, `seq`, `delayed` (the delays among the timers),
+`stats`, and one `unacked` set per partition (offsets not yet deleted, below a cursor or
+in the timers).
+
+A delayed message and a receive can race: the sender appends, then registers the delay
+(`DELAY`); a receive in between may pass the cursor over the message first. `DELAY`
+leaves such a message alone, and the receiver, which checks every record's delivery time
+before handing it out, puts it back with `DEFER`. So no message is delivered early,
+whichever runs first.
 """
 
 from __future__ import annotations
 
-CLAIM = """
--- KEYS[1] timers (zset "p:o" -> due ms), KEYS[2] deliveries (hash "p:o" -> "count:seq:first")
--- KEYS[3] cursors (hash partition -> next offset never delivered), KEYS[4] delivery seq
--- ARGV[1] now ms, ARGV[2] visibility timeout ms, ARGV[3] max messages,
--- ARGV[4..] pairs of partition, end offset (the log's next offset to be written)
--- returns a flat array, four entries a message: member, receive count, delivery seq,
--- first receive ms. Due timers (expired visibility, elapsed delays) come first, then
--- messages past the cursors, partition by partition.
+# Shared by the scripts below: number formatting and the "count:seq:first" state.
+_PRELUDE = """
 local function s(n) return string.format('%d', n) end
+local function state_of(key, member)
+  local state = redis.call('HGET', key, member)
+  if not state then return nil end
+  local c, q, f = string.match(state, '^(%d+):(%d+):(%d+)$')
+  return tonumber(c), q, tonumber(f)
+end
+"""
+
+CLAIM = (
+    _PRELUDE
+    + """
+-- KEYS[1] timers, KEYS[2] deliveries, KEYS[3] cursors, KEYS[4] delivery seq,
+-- KEYS[5] delayed, KEYS[6] stats, KEYS[7..] unacked of each partition, in ARGV's order
+-- ARGV[1] now ms, ARGV[2] visibility timeout ms, ARGV[3] max messages,
+-- ARGV[4] max receives (0: no redrive), ARGV[5] hold ms for dead letters,
+-- ARGV[6..] pairs of partition, log end offset (next offset the log will write)
+-- returns a flat array, five entries a message: kind (1 deliver, 2 dead-letter it),
+-- member, receive count, delivery seq, first receive ms.
+-- Due timers come first (expired visibility, elapsed delays); a message received
+-- max-receives times already is handed back as a dead letter instead, held for
+-- ARGV[5] ms so that the caller can move it. Then the cursors advance, skipping
+-- messages the timers own (delayed at send), at most 1000 skips a call.
 local now = tonumber(ARGV[1])
-local due_at = s(now + tonumber(ARGV[2]))
+local visible_at = s(now + tonumber(ARGV[2]))
 local max = tonumber(ARGV[3])
+local max_receives = tonumber(ARGV[4])
+local dead_until = s(now + tonumber(ARGV[5]))
 local out = {}
-local function deliver(member, count, first)
+local function take(kind, member, count, first, due)
   local seq = redis.call('INCR', KEYS[4])
   redis.call('HSET', KEYS[2], member, s(count) .. ':' .. s(seq) .. ':' .. s(first))
-  redis.call('ZADD', KEYS[1], due_at, member)
+  redis.call('ZADD', KEYS[1], due, member)
+  out[#out + 1] = kind
   out[#out + 1] = member
   out[#out + 1] = count
   out[#out + 1] = seq
   out[#out + 1] = s(first)
 end
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, max)
-for _, member in ipairs(due) do
-  local count, first = 0, now
-  local state = redis.call('HGET', KEYS[2], member)
-  if state then
-    local c, _, f = string.match(state, '^(%d+):(%d+):(%d+)$')
-    count = tonumber(c)
-    if count > 0 then first = tonumber(f) end
+local n = 0
+for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, max)) do
+  local count, _, first = state_of(KEYS[2], member)
+  count = count or 0
+  if count == 0 then
+    first = now
+    redis.call('ZREM', KEYS[5], member)
   end
-  deliver(member, count + 1, first)
+  if max_receives > 0 and count >= max_receives then
+    take(2, member, count, first, dead_until)
+  else
+    take(1, member, count + 1, first, visible_at)
+    n = n + 1
+  end
 end
-local n = #due
-local i = 4
-while n < max and ARGV[i] do
+local skips, skipped_ahead = 1000, 0
+local i, k = 6, 7
+while n < max and skips > 0 and ARGV[i] do
   local partition = ARGV[i]
   local log_end = tonumber(ARGV[i + 1])
   local cursor = tonumber(redis.call('HGET', KEYS[3], partition) or '0')
-  local upto = math.min(log_end, cursor + (max - n))
-  for offset = cursor, upto - 1 do
-    deliver(partition .. ':' .. s(offset), 1, now)
+  local offset = cursor
+  while offset < log_end and n < max and skips > 0 do
+    local member = partition .. ':' .. s(offset)
+    if redis.call('ZSCORE', KEYS[1], member) then
+      skips = skips - 1
+      skipped_ahead = skipped_ahead + 1
+    else
+      redis.call('ZADD', KEYS[k], offset, s(offset))
+      take(1, member, 1, now, visible_at)
+      n = n + 1
+    end
+    offset = offset + 1
   end
-  if upto > cursor then
-    redis.call('HSET', KEYS[3], partition, s(upto))
-    n = n + (upto - cursor)
-  end
-  i = i + 2
+  if offset > cursor then redis.call('HSET', KEYS[3], partition, s(offset)) end
+  i, k = i + 2, k + 1
 end
+if skipped_ahead > 0 then redis.call('HINCRBY', KEYS[6], 'ahead', -skipped_ahead) end
 return out
 """
+)
 
-DELETE_MESSAGE = """
--- KEYS[1] timers, KEYS[2] deliveries
--- ARGV[1] member "p:o", ARGV[2] delivery seq named by the receipt
--- returns 1 deleted, 0 already deleted, -1 the receipt is stale (a newer delivery exists;
--- SQS answers success and keeps the message)
-local state = redis.call('HGET', KEYS[2], ARGV[1])
-if not state then return 0 end
-local seq = string.match(state, '^%d+:(%d+):')
-if seq ~= ARGV[2] then return -1 end
-redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('HDEL', KEYS[2], ARGV[1])
+DELAY = (
+    _PRELUDE
+    + """
+-- KEYS[1] timers, KEYS[2] deliveries, KEYS[3] cursors, KEYS[4] delayed, KEYS[5] stats,
+-- KEYS[6] unacked of the partition
+-- ARGV[1] partition, ARGV[2] due ms, ARGV[3..] offsets just appended with that delay
+-- returns how many were registered; one a receive already claimed is left to that
+-- receiver, which reads the delay from the record and defers it itself.
+local cursor = tonumber(redis.call('HGET', KEYS[3], ARGV[1]) or '0')
+local registered, ahead = 0, 0
+for i = 3, #ARGV do
+  local member = ARGV[1] .. ':' .. ARGV[i]
+  if redis.call('HEXISTS', KEYS[2], member) == 0 then
+    redis.call('HSET', KEYS[2], member, '0:0:0')
+    redis.call('ZADD', KEYS[1], ARGV[2], member)
+    redis.call('ZADD', KEYS[4], ARGV[2], member)
+    redis.call('ZADD', KEYS[6], ARGV[i], ARGV[i])
+    registered = registered + 1
+    if tonumber(ARGV[i]) >= cursor then ahead = ahead + 1 end
+  end
+end
+if ahead > 0 then redis.call('HINCRBY', KEYS[5], 'ahead', ahead) end
+return registered
+"""
+)
+
+DEFER = (
+    _PRELUDE
+    + """
+-- KEYS[1] timers, KEYS[2] deliveries, KEYS[3] delayed
+-- ARGV[1] member, ARGV[2] delivery seq of the claim, ARGV[3] due ms
+-- returns 1 if the claimed message was turned back into a delay, 0 if the claim is stale
+local count, seq = state_of(KEYS[2], ARGV[1])
+if not count or seq ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], '0:' .. seq .. ':0')
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
 return 1
 """
+)
 
-CHANGE_VISIBILITY = """
+DELETE_MESSAGES = (
+    _PRELUDE
+    + """
+-- KEYS[1] timers, KEYS[2] deliveries, KEYS[3..] unacked of the partitions named below
+-- ARGV triples: member "p:o", delivery seq named by the receipt, index into KEYS of the
+-- member's unacked set
+-- returns one result per message: 1 deleted, 0 already deleted, -1 the receipt is stale
+-- (a newer delivery exists; SQS answers success and keeps the message)
+local results = {}
+for i = 1, #ARGV, 3 do
+  local member = ARGV[i]
+  local count, seq = state_of(KEYS[2], member)
+  if not count then
+    results[#results + 1] = 0
+  elseif seq ~= ARGV[i + 1] or count == 0 then
+    results[#results + 1] = -1
+  else
+    redis.call('ZREM', KEYS[1], member)
+    redis.call('HDEL', KEYS[2], member)
+    redis.call('ZREM', KEYS[tonumber(ARGV[i + 2])], string.match(member, ':(%d+)$'))
+    results[#results + 1] = 1
+  end
+end
+return results
+"""
+)
+
+CHANGE_VISIBILITY = (
+    _PRELUDE
+    + """
 -- KEYS[1] timers, KEYS[2] deliveries
--- ARGV[1] member "p:o", ARGV[2] delivery seq named by the receipt, ARGV[3] new due ms
--- returns 1 changed, 0 the message is not in flight under this receipt
-local state = redis.call('HGET', KEYS[2], ARGV[1])
-if not state then return 0 end
-local seq = string.match(state, '^%d+:(%d+):')
-if seq ~= ARGV[2] then return 0 end
-if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+-- ARGV triples: member "p:o", delivery seq named by the receipt, new due ms
+-- returns one result per message: 1 changed, 0 not in flight under this receipt
+local results = {}
+for i = 1, #ARGV, 3 do
+  local count, seq = state_of(KEYS[2], ARGV[i])
+  if count and count > 0 and seq == ARGV[i + 1] and redis.call('ZSCORE', KEYS[1], ARGV[i]) then
+    redis.call('ZADD', KEYS[1], ARGV[i + 2], ARGV[i])
+    results[#results + 1] = 1
+  else
+    results[#results + 1] = 0
+  end
+end
+return results
+"""
+)
+
+REMOVE = (
+    _PRELUDE
+    + """
+-- KEYS[1] timers, KEYS[2] deliveries, KEYS[3] delayed, KEYS[4] stats, KEYS[5] unacked
+-- ARGV[1] member "p:o", ARGV[2] delivery seq of the claim, ARGV[3] stats field to count
+-- it under ("expired", "dead_lettered")
+-- returns 1 removed, 0 the claim is stale (someone else handled the message)
+local count, seq = state_of(KEYS[2], ARGV[1])
+if not count or seq ~= ARGV[2] then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[5], string.match(ARGV[1], ':(%d+)$'))
+redis.call('HINCRBY', KEYS[4], ARGV[3], 1)
+return 1
+"""
+)
+
+PURGE = """
+-- KEYS[1] timers, KEYS[2] deliveries, KEYS[3] cursors, KEYS[4] delayed, KEYS[5] stats,
+-- KEYS[6..] unacked of each partition, in ARGV's order
+-- ARGV[1] now ms, ARGV[2] minimum ms between purges, ARGV[3..] pairs of partition,
+-- log end offset
+-- returns 1 purged (every message up to the log ends is gone), 0 a purge ran too recently
+local last = tonumber(redis.call('HGET', KEYS[5], 'purged_ms') or '-1')
+if last >= 0 and tonumber(ARGV[1]) - last < tonumber(ARGV[2]) then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[4])
+local k = 6
+for i = 3, #ARGV, 2 do
+  redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1])
+  redis.call('DEL', KEYS[k])
+  k = k + 1
+end
+redis.call('HSET', KEYS[5], 'ahead', 0, 'purged_ms', ARGV[1])
 return 1
 """

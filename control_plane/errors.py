@@ -3,9 +3,16 @@
     ControlPlaneError
      +-- QueueDoesNotExist       the named queue is not there (never created, or deleted)
      +-- QueueNameExists         create with attributes that differ from the existing queue's
+     +-- QueueDeletedRecently    create within 60 s of deleting a queue of that name
+     +-- PurgeQueueInProgress    purge within 60 s of the last purge
+     +-- InvalidParameterValue   a value the control plane refuses (tags, redrive targets)
      +-- InvalidAttributeName    an attribute name SQS does not know
      +-- InvalidAttributeValue   a known attribute with a value out of its range
      +-- ReceiptHandleIsInvalid  a receipt that is malformed or fails its signature
+     +-- MessageNotInflight      a visibility change for a message not in flight under it
+     +-- InvalidAccessKey        an access key with a malformed id, secret or account, or
+     |                           an id already in use
+     +-- SecretUnreadable        a stored secret that the master key cannot decrypt
      +-- ControlPlaneUnavailable Redis could not be reached or answered with an error
 
 Each class carries `sqs_code` (the SQS error type a gateway maps it to), `http_status` and
@@ -39,6 +46,24 @@ class QueueNameExists(ControlPlaneError):
     sender_fault = True
 
 
+class QueueDeletedRecently(ControlPlaneError):
+    sqs_code = "QueueDeletedRecently"
+    http_status = 400
+    sender_fault = True
+
+
+class PurgeQueueInProgress(ControlPlaneError):
+    sqs_code = "PurgeQueueInProgress"
+    http_status = 400
+    sender_fault = True
+
+
+class InvalidParameterValue(ControlPlaneError):
+    sqs_code = "InvalidParameterValue"
+    http_status = 400
+    sender_fault = True
+
+
 class InvalidAttributeName(ControlPlaneError):
     sqs_code = "InvalidAttributeName"
     http_status = 400
@@ -55,6 +80,26 @@ class ReceiptHandleIsInvalid(ControlPlaneError):
     sqs_code = "ReceiptHandleIsInvalid"
     http_status = 400
     sender_fault = True
+
+
+class MessageNotInflight(ControlPlaneError):
+    sqs_code = "MessageNotInflight"
+    http_status = 400
+    sender_fault = True
+
+
+class InvalidAccessKey(ControlPlaneError):
+    sqs_code = "InvalidParameterValue"
+    http_status = 400
+    sender_fault = True
+
+
+class SecretUnreadable(ControlPlaneError):
+    """Sealed under another master key, or altered: an operator's problem, not the caller's."""
+
+    sqs_code = "InternalError"
+    http_status = 500
+    sender_fault = False
 
 
 class ControlPlaneUnavailable(ControlPlaneError):

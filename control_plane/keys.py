@@ -23,6 +23,21 @@ def queue_metadata(account_id: str, queue_name: str) -> str:
     return f"{PREFIX}:{{a:{account_id}}}:q:{queue_name}"
 
 
+def queue_tags(account_id: str, queue_name: str) -> str:
+    """Hash: tag key -> tag value."""
+    return f"{PREFIX}:{{a:{account_id}}}:tags:{queue_name}"
+
+
+def deleted_queues(account_id: str) -> str:
+    """Hash: queue name -> when it was deleted (ms); a name is not re-created within 60 s."""
+    return f"{PREFIX}:{{a:{account_id}}}:deleted"
+
+
+def dead_letter_sources(account_id: str, queue_name: str) -> str:
+    """Set of the queues whose RedrivePolicy names this queue as their dead-letter queue."""
+    return f"{PREFIX}:{{a:{account_id}}}:dlq-sources:{queue_name}"
+
+
 @dataclass(frozen=True, slots=True)
 class SubscriptionKeys:
     """The keys of one subscription (a queue's implicit one has the stream's id)."""
@@ -53,8 +68,33 @@ class SubscriptionKeys:
         """Counter; each delivery takes the next value, so each receipt names one delivery."""
         return f"{self._tag}:seq"
 
-    def all(self) -> list[str]:
-        return [self.timers, self.deliveries, self.cursors, self.delivery_seq]
+    @property
+    def delayed(self) -> str:
+        """Sorted set of the timers' members that are delays (never yet delivered), by due
+        time; only for counting them apart from in-flight messages."""
+        return f"{self._tag}:delayed"
+
+    @property
+    def stats(self) -> str:
+        """Hash: `ahead` (delayed messages past a cursor), `expired` and `dead_lettered`
+        (counts of messages removed that way), `purged_ms` (time of the last purge)."""
+        return f"{self._tag}:stats"
+
+    def unacked(self, partition: int) -> str:
+        """Sorted set of a partition's offsets delivered or delayed and not yet deleted
+        (member and score both the offset); its least member bounds the ack floor."""
+        return f"{self._tag}:unacked:{partition}"
+
+    def all(self, partitions: int = 1) -> list[str]:
+        return [
+            self.timers,
+            self.deliveries,
+            self.cursors,
+            self.delivery_seq,
+            self.delayed,
+            self.stats,
+            *(self.unacked(p) for p in range(partitions)),
+        ]
 
 
 # Membership: every node's registration, under the one hash tag `{nodes}` so the scripts

@@ -43,12 +43,12 @@ class ControlPlane:
         assert signing_key is not None
         return cls(redis, clock or SystemClock(), ReceiptSigner(as_bytes(signing_key)))
 
-    async def forget_stream(self, stream_id: str) -> None:
+    async def forget_stream(self, stream_id: str, partitions: int) -> None:
         """Drops a deleted stream's subscription state and lease epochs.
 
         Safe because stream ids are never reused: a queue created again gets a new one.
         """
-        await self.deliveries.drop(stream_id)
+        await self.deliveries.drop(stream_id, partitions)
         with redis_boundary():
             await self.redis.delete(keys.partition_leases(stream_id))
 

@@ -1,15 +1,21 @@
 """SQS queue attributes: names, ranges and defaults, validated before anything is stored.
 
-Values are kept as SQS keeps them, strings, so GetQueueAttributes returns what was set.
-Only the attributes TideMQ implements are accepted; an unknown name is an
-InvalidAttributeName error rather than a setting silently ignored.
+Values are kept as SQS keeps them, strings, in a canonical form (numbers without
+padding, policies as compact JSON with sorted keys), so GetQueueAttributes returns what
+SQS would and CreateQueue can compare attributes exactly. Only the attributes TideMQ
+implements are accepted; an unknown name is an InvalidAttributeName error rather than a
+setting silently ignored.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
+import orjson
+
+from control_plane.arns import parse_queue_arn
 from control_plane.errors import InvalidAttributeName, InvalidAttributeValue
 
 
@@ -20,7 +26,7 @@ class IntRange:
     default: int
 
 
-# name -> (range, default); the ranges are SQS's.
+# The ranges and defaults are SQS's.
 INTEGER_ATTRIBUTES: Mapping[str, IntRange] = {
     "DelaySeconds": IntRange(0, 900, 0),
     "MaximumMessageSize": IntRange(1024, 262_144, 262_144),
@@ -28,12 +34,38 @@ INTEGER_ATTRIBUTES: Mapping[str, IntRange] = {
     "ReceiveMessageWaitTimeSeconds": IntRange(0, 20, 0),
     "VisibilityTimeout": IntRange(0, 43_200, 30),
 }
+POLICY_ATTRIBUTES = frozenset({"RedrivePolicy", "RedriveAllowPolicy"})
+MAX_RECEIVE_COUNT = IntRange(1, 1000, 10)
+REDRIVE_PERMISSIONS = frozenset({"allowAll", "denyAll", "byQueue"})
+MAX_ALLOWED_SOURCES = 10
+
+
+@dataclass(frozen=True, slots=True)
+class RedrivePolicy:
+    dead_letter_account_id: str
+    dead_letter_queue: str
+    max_receive_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class RedriveAllowPolicy:
+    permission: str  # allowAll | denyAll | byQueue
+    source_queue_arns: tuple[str, ...] = ()
+
+    def allows(self, source_arn: str) -> bool:
+        if self.permission == "byQueue":
+            return source_arn in self.source_queue_arns
+        return self.permission == "allowAll"
 
 
 def validate(attributes: Mapping[str, str]) -> dict[str, str]:
-    """Checks names and ranges; returns the attributes normalised to canonical strings."""
+    """Checks names and values; returns the attributes in canonical form."""
     normalised: dict[str, str] = {}
     for name, value in attributes.items():
+        if name in POLICY_ATTRIBUTES:
+            # An empty policy removes it (SetQueueAttributes with "").
+            normalised[name] = _canonical_policy(name, value) if value else ""
+            continue
         bounds = INTEGER_ATTRIBUTES.get(name)
         if bounds is None:
             raise InvalidAttributeName(f"Unknown Attribute {name}.")
@@ -45,10 +77,79 @@ def validate(attributes: Mapping[str, str]) -> dict[str, str]:
 
 
 def with_defaults(attributes: Mapping[str, str]) -> dict[str, str]:
-    """Every implemented attribute, set or default."""
+    """Every implemented attribute that has a value: as set, or its default."""
     merged = {name: str(bounds.default) for name, bounds in INTEGER_ATTRIBUTES.items()}
-    merged.update(attributes)
+    merged.update({name: value for name, value in attributes.items() if value})
     return merged
+
+
+def redrive_policy(attributes: Mapping[str, str]) -> RedrivePolicy | None:
+    text = attributes.get("RedrivePolicy")
+    if not text:
+        return None
+    policy = orjson.loads(text)
+    target = parse_queue_arn(policy["deadLetterTargetArn"])
+    assert target is not None, "stored policies are validated"
+    return RedrivePolicy(target[0], target[1], int(policy["maxReceiveCount"]))
+
+
+def redrive_allow_policy(attributes: Mapping[str, str]) -> RedriveAllowPolicy:
+    text = attributes.get("RedriveAllowPolicy")
+    if not text:
+        return RedriveAllowPolicy("allowAll")
+    policy = orjson.loads(text)
+    return RedriveAllowPolicy(policy["redrivePermission"], tuple(policy.get("sourceQueueArns", ())))
+
+
+def _canonical_policy(name: str, value: str) -> str:
+    try:
+        policy = orjson.loads(value)
+    except orjson.JSONDecodeError:
+        policy = None
+    if not isinstance(policy, dict):
+        raise InvalidAttributeValue(f"Invalid value for the parameter {name}.")
+    checked = _redrive(policy) if name == "RedrivePolicy" else _redrive_allow(policy)
+    return orjson.dumps(checked, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def _redrive(policy: dict[str, Any]) -> dict[str, Any]:
+    reason = None
+    arn = policy.get("deadLetterTargetArn")
+    count = _parse_int(str(policy.get("maxReceiveCount", "")))
+    if set(policy) - {"deadLetterTargetArn", "maxReceiveCount"}:
+        reason = "Only deadLetterTargetArn and maxReceiveCount are allowed."
+    elif not isinstance(arn, str) or parse_queue_arn(arn) is None:
+        reason = "Invalid value for deadLetterTargetArn."
+    elif count is None or not MAX_RECEIVE_COUNT.low <= count <= MAX_RECEIVE_COUNT.high:
+        reason = "Value for maxReceiveCount must be between 1 and 1000."
+    if reason is not None:
+        raise InvalidAttributeValue(
+            f"Value {orjson.dumps(policy).decode()} for parameter RedrivePolicy is invalid. "
+            f"Reason: {reason}"
+        )
+    return {"deadLetterTargetArn": arn, "maxReceiveCount": count}
+
+
+def _redrive_allow(policy: dict[str, Any]) -> dict[str, Any]:
+    permission = policy.get("redrivePermission")
+    sources = policy.get("sourceQueueArns")
+    reason = None
+    if permission not in REDRIVE_PERMISSIONS:
+        reason = "redrivePermission must be one of allowAll, denyAll, byQueue."
+    elif permission == "byQueue" and (
+        not isinstance(sources, list)
+        or not 1 <= len(sources) <= MAX_ALLOWED_SOURCES
+        or not all(isinstance(a, str) and parse_queue_arn(a) for a in sources)
+    ):
+        reason = "byQueue needs sourceQueueArns: 1 to 10 queue ARNs."
+    elif permission != "byQueue" and sources is not None:
+        reason = "sourceQueueArns may only be given with byQueue."
+    if reason is not None:
+        raise InvalidAttributeValue(
+            f"Value {orjson.dumps(policy).decode()} for parameter RedriveAllowPolicy is "
+            f"invalid. Reason: {reason}"
+        )
+    return {"redrivePermission": permission, **({"sourceQueueArns": sources} if sources else {})}
 
 
 def _parse_int(value: str) -> int | None:

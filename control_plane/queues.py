@@ -1,25 +1,42 @@
-"""The queue catalogue: create, look up, list and delete queues of an account.
+"""The queue catalogue: create, look up, change, tag, list and delete queues of an account.
 
 A queue is a stream with one implicit subscription. Each creation gets a fresh stream id,
 so a queue deleted and created again under the same name starts from an empty log and
-old receipt handles name nothing in it.
+old receipt handles name nothing in it. A deleted name stays reserved for 60 seconds, as
+in SQS. Every change is one script over the account's keys.
 """
 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import orjson
 from redis.asyncio import Redis
 
 from control_plane import keys
+from control_plane.arns import queue_arn
 from control_plane.clock import Clock
-from control_plane.errors import QueueDoesNotExist, QueueNameExists, redis_boundary
-from control_plane.queue_attributes import validate, with_defaults
-from control_plane.queue_scripts import CREATE_QUEUE, DELETE_QUEUE
+from control_plane.errors import (
+    InvalidParameterValue,
+    QueueDeletedRecently,
+    QueueDoesNotExist,
+    QueueNameExists,
+    redis_boundary,
+)
+from control_plane.queue_attributes import (
+    RedrivePolicy,
+    redrive_allow_policy,
+    redrive_policy,
+    validate,
+    with_defaults,
+)
+from control_plane.queue_scripts import CREATE_QUEUE, DELETE_QUEUE, SET_ATTRIBUTES, TAG_QUEUE
 from control_plane.redis_values import as_text
+
+DELETED_NAME_RESERVED_MS = 60_000
+MAX_TAGS = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,11 +45,16 @@ class QueueInfo:
     name: str
     stream_id: str
     created_ms: int
+    modified_ms: int
     partitions: int
     attributes: Mapping[str, str] = field(hash=False)
 
+    @property
+    def arn(self) -> str:
+        return queue_arn(self.account_id, self.name)
+
     def all_attributes(self) -> dict[str, str]:
-        """Every implemented attribute: as set, or its default."""
+        """Every implemented attribute that has a value: as set, or its default."""
         return with_defaults(self.attributes)
 
     def attribute_int(self, name: str) -> int:
@@ -47,42 +69,79 @@ class QueueInfo:
         return self.attribute_int("ReceiveMessageWaitTimeSeconds") * 1000
 
     @property
+    def delay_ms(self) -> int:
+        return self.attribute_int("DelaySeconds") * 1000
+
+    @property
+    def retention_ms(self) -> int:
+        return self.attribute_int("MessageRetentionPeriod") * 1000
+
+    @property
     def max_message_bytes(self) -> int:
         return self.attribute_int("MaximumMessageSize")
 
+    @property
+    def redrive(self) -> RedrivePolicy | None:
+        return redrive_policy(self.attributes)
+
 
 class QueueStore:
-    """Queue metadata in Redis; every change is one atomic script."""
-
     def __init__(self, redis: Redis, clock: Clock) -> None:
         self._redis = redis
         self._clock = clock
         self._create = redis.register_script(CREATE_QUEUE)
         self._delete = redis.register_script(DELETE_QUEUE)
+        self._set_attributes = redis.register_script(SET_ATTRIBUTES)
+        self._tag = redis.register_script(TAG_QUEUE)
 
-    async def create(self, account_id: str, name: str, attributes: Mapping[str, str]) -> QueueInfo:
+    async def create(
+        self,
+        account_id: str,
+        name: str,
+        attributes: Mapping[str, str],
+        tags: Mapping[str, str] | None = None,
+    ) -> QueueInfo:
         """Creates the queue, or returns it if it exists with the same attributes.
 
-        Raises QueueNameExists if it exists with different ones, as SQS does.
+        Raises QueueNameExists if it exists with different ones, and QueueDeletedRecently
+        within 60 s of the deletion of a queue of that name, as SQS does.
         """
-        wanted = validate(attributes)
+        wanted = {k: v for k, v in validate(attributes).items() if v}
+        check_tags(tags or {})
+        redrive = redrive_policy(wanted)
+        if redrive is not None:
+            await self._check_dead_letter_target(account_id, name, redrive)
         stream_id = secrets.token_hex(8)
-        encoded = orjson.dumps(wanted, option=orjson.OPT_SORT_KEYS)
         now_ms = self._clock.now_ms()
+        tag_args = [part for item in (tags or {}).items() for part in item]
         with redis_boundary():
             created = await self._create(
-                keys=[keys.queue_catalogue(account_id), keys.queue_metadata(account_id, name)],
-                args=[name, stream_id, now_ms, 1, encoded],
+                keys=self._catalogue_keys(account_id, name, redrive),
+                args=[
+                    name,
+                    stream_id,
+                    now_ms,
+                    1,
+                    _encode(wanted),
+                    DELETED_NAME_RESERVED_MS,
+                    1 if redrive else 0,
+                    *tag_args,
+                ],
             )
-        if not created:
+        if int(created) == -1:
+            raise QueueDeletedRecently(
+                "You must wait 60 seconds after deleting a queue before you can create "
+                "another with the same name."
+            )
+        if int(created) == 0:
             existing = await self.get(account_id, name)
             if dict(existing.attributes) != wanted:
                 raise QueueNameExists(
-                    f"A queue already exists with the same name and a different value for "
+                    "A queue already exists with the same name and a different value for "
                     f"attribute(s) {', '.join(_differing(existing.attributes, wanted))}"
                 )
             return existing
-        return QueueInfo(account_id, name, stream_id, now_ms, 1, wanted)
+        return QueueInfo(account_id, name, stream_id, now_ms, now_ms, 1, wanted)
 
     async def get(self, account_id: str, name: str) -> QueueInfo:
         with redis_boundary():
@@ -94,17 +153,45 @@ class QueueStore:
             name=name,
             stream_id=as_text(fields[b"stream_id"]),
             created_ms=int(fields[b"created_ms"]),
+            modified_ms=int(fields[b"modified_ms"]),
             partitions=int(fields[b"partitions"]),
             attributes=orjson.loads(fields[b"attributes"]),
         )
+
+    async def set_attributes(
+        self, account_id: str, name: str, attributes: Mapping[str, str]
+    ) -> QueueInfo:
+        """Changes the given attributes (an empty policy removes it); the rest stay."""
+        queue = await self.get(account_id, name)
+        merged = {**queue.attributes, **validate(attributes)}
+        merged = {k: v for k, v in merged.items() if v}
+        old, new = queue.redrive, redrive_policy(merged)
+        if new is not None:
+            await self._check_dead_letter_target(account_id, name, new)
+        metadata = keys.queue_metadata(account_id, name)
+        with redis_boundary():
+            changed = await self._set_attributes(
+                keys=[metadata, _sources_key(account_id, old), _sources_key(account_id, new)],
+                args=[
+                    name,
+                    queue.stream_id,
+                    _encode(merged),
+                    self._clock.now_ms(),
+                    1 if old else 0,
+                    1 if new else 0,
+                ],
+            )
+        if not int(changed):
+            raise QueueDoesNotExist("The specified queue does not exist.")
+        return await self.get(account_id, name)
 
     async def delete(self, account_id: str, name: str) -> QueueInfo:
         """Removes the queue from the catalogue; the caller drops its stream and state."""
         queue = await self.get(account_id, name)
         with redis_boundary():
             await self._delete(
-                keys=[keys.queue_catalogue(account_id), keys.queue_metadata(account_id, name)],
-                args=[name, queue.stream_id],
+                keys=self._catalogue_keys(account_id, name, queue.redrive),
+                args=[name, queue.stream_id, self._clock.now_ms()],
             )
         return queue
 
@@ -115,6 +202,90 @@ class QueueStore:
         with redis_boundary():
             names = await self._redis.zrangebylex(keys.queue_catalogue(account_id), low, high)
         return [as_text(name) for name in names]
+
+    async def dead_letter_sources(self, account_id: str, name: str) -> list[str]:
+        """Names of the queues whose RedrivePolicy targets this one, sorted."""
+        await self.get(account_id, name)
+        with redis_boundary():
+            names = await self._redis.smembers(keys.dead_letter_sources(account_id, name))
+        return sorted(as_text(n) for n in names)
+
+    async def tag(self, account_id: str, name: str, tags: Mapping[str, str]) -> None:
+        check_tags(tags)
+        queue = await self.get(account_id, name)
+        with redis_boundary():
+            result = await self._tag(
+                keys=[keys.queue_metadata(account_id, name), keys.queue_tags(account_id, name)],
+                args=[queue.stream_id, MAX_TAGS, *(p for item in tags.items() for p in item)],
+            )
+        if int(result) == 0:
+            raise QueueDoesNotExist("The specified queue does not exist.")
+        if int(result) == -1:
+            raise InvalidParameterValue(f"A queue can have at most {MAX_TAGS} tags.")
+
+    async def untag(self, account_id: str, name: str, tag_keys: Sequence[str]) -> None:
+        await self.get(account_id, name)
+        if tag_keys:
+            with redis_boundary():
+                await self._redis.hdel(keys.queue_tags(account_id, name), *tag_keys)
+
+    async def tags(self, account_id: str, name: str) -> dict[str, str]:
+        await self.get(account_id, name)
+        with redis_boundary():
+            raw = await self._redis.hgetall(keys.queue_tags(account_id, name))
+        return {as_text(k): as_text(v) for k, v in raw.items()}
+
+    async def _check_dead_letter_target(
+        self, account_id: str, name: str, redrive: RedrivePolicy
+    ) -> None:
+        def invalid(reason: str) -> InvalidParameterValue:
+            return InvalidParameterValue(
+                f"Value for parameter RedrivePolicy is invalid. Reason: {reason}"
+            )
+
+        if redrive.dead_letter_account_id != account_id:
+            raise invalid("Dead letter target must be a queue of the same account.")
+        if redrive.dead_letter_queue == name:
+            raise invalid("A queue cannot be its own dead letter target.")
+        try:
+            target = await self.get(account_id, redrive.dead_letter_queue)
+        except QueueDoesNotExist:
+            raise invalid("Dead letter target does not exist.") from None
+        if not redrive_allow_policy(target.attributes).allows(queue_arn(account_id, name)):
+            raise invalid("The dead letter target's RedriveAllowPolicy does not allow it.")
+
+    @staticmethod
+    def _catalogue_keys(account_id: str, name: str, redrive: RedrivePolicy | None) -> list[str]:
+        return [
+            keys.queue_catalogue(account_id),
+            keys.queue_metadata(account_id, name),
+            keys.deleted_queues(account_id),
+            keys.queue_tags(account_id, name),
+            _sources_key(account_id, redrive),
+        ]
+
+
+def check_tags(tags: Mapping[str, str]) -> None:
+    """SQS's tag rules: at most 50, keys 1-128 characters not starting "aws:", values
+    at most 256."""
+    if len(tags) > MAX_TAGS:
+        raise InvalidParameterValue(f"A queue can have at most {MAX_TAGS} tags.")
+    for key, value in tags.items():
+        if not 1 <= len(key) <= 128 or key.lower().startswith("aws:"):
+            raise InvalidParameterValue(f"Tag key {key!r} is invalid: 1 to 128 characters.")
+        if len(value) > 256:
+            raise InvalidParameterValue(f"The value of tag {key!r} is longer than 256.")
+
+
+def _sources_key(account_id: str, redrive: RedrivePolicy | None) -> str:
+    # Without a dead-letter queue the script leaves this key alone; it still has to be a
+    # key of the account's slot.
+    target = redrive.dead_letter_queue if redrive else ""
+    return keys.dead_letter_sources(account_id, target)
+
+
+def _encode(attributes: Mapping[str, str]) -> bytes:
+    return orjson.dumps(attributes, option=orjson.OPT_SORT_KEYS)
 
 
 def _differing(existing: Mapping[str, str], wanted: Mapping[str, str]) -> list[str]:

@@ -2,26 +2,28 @@
 
 Every API of the gateway (SQS JSON, REST, WebSocket) calls this one object, so they share
 one meaning of send, receive and delete. A send is acknowledged only after the log made
-it durable; a receive claims references in Redis, then reads the bodies from the log.
+it durable (and its delay is registered); a receive claims references in Redis, then
+reads the bodies from the log (gateway.receiver).
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import uuid
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from control_plane.deliveries import Delivery, SubscriptionStats
+from control_plane.deliveries import SubscriptionStats
+from control_plane.errors import ControlPlaneError, MessageNotInflight, PurgeQueueInProgress
 from control_plane.plane import ControlPlane
 from control_plane.queues import QueueInfo
-from storage_nodes.log.record import MessageAttribute, Record, RecordIn
+from control_plane.receipts import Receipt
+from gateway.receiver import ReceivedMessage, Receiver
+from storage_nodes.log.record import MessageAttribute, RecordIn
 from storage_nodes.node import StorageNode
 
-log = logging.getLogger(__name__)
-
-MAX_WAIT_MS = 20_000
+PURGE_INTERVAL_MS = 60_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +31,7 @@ class NewMessage:
     body: bytes
     attributes: Mapping[str, MessageAttribute] = field(default_factory=dict, hash=False)
     system_attributes: Mapping[str, MessageAttribute] = field(default_factory=dict, hash=False)
+    delay_ms: int | None = None  # None: the queue's DelaySeconds
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,21 +40,26 @@ class SentMessage:
     offset: int
 
 
-@dataclass(frozen=True, slots=True)
-class ReceivedMessage:
-    record: Record
-    delivery: Delivery
+# Per entry of a batch: None for success, or the error of that entry alone.
+EntryResults = list[ControlPlaneError | None]
 
 
 class Broker:
     def __init__(self, control: ControlPlane, storage: StorageNode) -> None:
         self.control = control
         self.storage = storage
+        self.receiver = Receiver(control, storage, self._log_ends)
+
+    # -- queues -------------------------------------------------------------------------
 
     async def create_queue(
-        self, account_id: str, name: str, attributes: Mapping[str, str]
+        self,
+        account_id: str,
+        name: str,
+        attributes: Mapping[str, str],
+        tags: Mapping[str, str] | None = None,
     ) -> QueueInfo:
-        return await self.control.queues.create(account_id, name, attributes)
+        return await self.control.queues.create(account_id, name, attributes, tags)
 
     async def get_queue(self, account_id: str, name: str) -> QueueInfo:
         return await self.control.queues.get(account_id, name)
@@ -62,11 +70,27 @@ class Broker:
     async def delete_queue(self, account_id: str, name: str) -> None:
         """Removes the queue, then its delivery state and its log."""
         queue = await self.control.queues.delete(account_id, name)
-        await self.control.forget_stream(queue.stream_id)
+        await self.control.forget_stream(queue.stream_id, queue.partitions)
         await self.storage.drop_stream(queue.stream_id)
 
+    async def purge_queue(self, queue: QueueInfo) -> None:
+        """Deletes every message sent so far; at most once a minute, as in SQS."""
+        purged = await self.control.deliveries.purge(
+            queue.stream_id, await self._log_ends(queue), PURGE_INTERVAL_MS
+        )
+        if not purged:
+            raise PurgeQueueInProgress(
+                f"Only one PurgeQueue operation on {queue.name} is allowed every 60 seconds."
+            )
+
+    async def queue_stats(self, queue: QueueInfo) -> SubscriptionStats:
+        return await self.control.deliveries.stats(queue.stream_id, await self._log_ends(queue))
+
+    # -- messages -----------------------------------------------------------------------
+
     async def send(self, queue: QueueInfo, messages: Sequence[NewMessage]) -> list[SentMessage]:
-        """Appends the messages to the queue's log; returns once they are durable."""
+        """Appends the messages to the queue's log in one batch and registers their delays;
+        returns once they are durable."""
         now_ms = self.control.clock.now_ms()
         records = [
             RecordIn(
@@ -75,84 +99,66 @@ class Broker:
                 body=message.body,
                 attributes=message.attributes,
                 system_attributes=message.system_attributes,
+                delay_ms=queue.delay_ms if message.delay_ms is None else message.delay_ms,
             )
             for message in messages
         ]
         base = await self.storage.append(queue.stream_id, 0, records)
+        delayed: defaultdict[int, list[int]] = defaultdict(list)
+        for i, record in enumerate(records):
+            if record.delay_ms > 0:
+                delayed[now_ms + record.delay_ms].append(base + i)
+        for due_ms, offsets in delayed.items():
+            await self.control.deliveries.delay(queue.stream_id, 0, offsets, due_ms)
         self.control.wakeups.notify(queue.stream_id)
         return [SentMessage(r.message_id, base + i) for i, r in enumerate(records)]
 
     async def receive(
-        self,
-        queue: QueueInfo,
-        max_messages: int,
-        visibility_timeout_ms: int,
-        wait_ms: int,
+        self, queue: QueueInfo, max_messages: int, visibility_timeout_ms: int, wait_ms: int
     ) -> list[ReceivedMessage]:
-        """Up to `max_messages` deliverable messages, waiting up to `wait_ms` for the first.
+        return await self.receiver.receive(queue, max_messages, visibility_timeout_ms, wait_ms)
 
-        Returns as soon as anything is deliverable: an append or a due timer wakes the
-        wait, so a long poll costs nothing while the queue is idle.
-        """
-        clock = self.control.clock
-        deadline_ms = clock.now_ms() + min(wait_ms, MAX_WAIT_MS)
-        sid = queue.stream_id
-        with self.control.wakeups.listen(sid) as wake:
-            while True:
-                received = await self._claim(queue, max_messages, visibility_timeout_ms)
-                if received:
-                    return received
-                now_ms = clock.now_ms()
-                if now_ms >= deadline_ms:
-                    return []
-                until_ms = deadline_ms
-                next_due_ms = await self.control.deliveries.next_due_ms(sid)
-                if next_due_ms is not None:
-                    until_ms = min(until_ms, next_due_ms)
-                await wake.wait(max(until_ms - now_ms, 0) / 1000)
-
-    async def delete_message(self, queue: QueueInfo, receipt_handle: str) -> None:
-        """Deletes the delivery a receipt names. A stale receipt (the message was received
-        again since) succeeds and deletes nothing, as in SQS.
-        """
-        receipt = self.control.deliveries.verify(queue.stream_id, receipt_handle)
-        await self.control.deliveries.delete(receipt)
+    async def delete_messages(
+        self, queue: QueueInfo, receipt_handles: Sequence[str]
+    ) -> EntryResults:
+        """Deletes the deliveries the receipts name, in one script call. A stale receipt
+        (the message was received again since) succeeds and deletes nothing, as in SQS."""
+        results, receipts = self._verify(queue, receipt_handles)
+        await self.control.deliveries.delete([r for _, r in receipts])
+        return results
 
     async def change_visibility(
-        self, queue: QueueInfo, receipt_handle: str, visibility_timeout_ms: int
-    ) -> bool:
-        """False if the receipt does not name the message's current in-flight delivery."""
-        receipt = self.control.deliveries.verify(queue.stream_id, receipt_handle)
-        changed = await self.control.deliveries.change_visibility(receipt, visibility_timeout_ms)
-        if changed and visibility_timeout_ms == 0:
+        self, queue: QueueInfo, changes: Sequence[tuple[str, int]]
+    ) -> EntryResults:
+        """Per (receipt handle, visibility timeout ms). MessageNotInflight where the
+        receipt does not name the message's current in-flight delivery."""
+        results, receipts = self._verify(queue, [handle for handle, _ in changes])
+        changed = await self.control.deliveries.change_visibility(
+            [(receipt, changes[i][1]) for i, receipt in receipts]
+        )
+        for (i, _), ok in zip(receipts, changed, strict=True):
+            if not ok:
+                results[i] = MessageNotInflight(
+                    "Message does not exist or is not available for visibility timeout change."
+                )
+        if any(changes[i][1] == 0 for i, _ in receipts):
             self.control.wakeups.notify(queue.stream_id)
-        return changed
+        return results
 
-    async def queue_stats(self, queue: QueueInfo) -> SubscriptionStats:
-        return await self.control.deliveries.stats(queue.stream_id, await self._log_ends(queue))
+    def _verify(
+        self, queue: QueueInfo, handles: Sequence[str]
+    ) -> tuple[EntryResults, list[tuple[int, Receipt]]]:
+        results: EntryResults = [None] * len(handles)
+        receipts = []
+        for i, handle in enumerate(handles):
+            try:
+                receipts.append((i, self.control.deliveries.verify(queue.stream_id, handle)))
+            except ControlPlaneError as exc:
+                results[i] = exc
+        return results, receipts
 
     async def _log_ends(self, queue: QueueInfo) -> dict[int, int]:
         ends = await asyncio.gather(
             *(self.storage.end_offset(queue.stream_id, p) for p in range(queue.partitions))
         )
         return dict(enumerate(ends))
-
-    async def _claim(
-        self, queue: QueueInfo, max_messages: int, visibility_timeout_ms: int
-    ) -> list[ReceivedMessage]:
-        sid = queue.stream_id
-        deliveries = await self.control.deliveries.claim(
-            sid, await self._log_ends(queue), max_messages, visibility_timeout_ms
-        )
-        if not deliveries:
-            return []
-        records = await self.storage.read_offsets(sid, 0, [d.offset for d in deliveries])
-        received = []
-        for delivery in deliveries:
-            record = records.get(delivery.offset)
-            if record is None:
-                # Below the log's start (removed by retention): nothing left to deliver.
-                log.warning("queue %s: offset %d is gone from the log", queue.name, delivery.offset)
-                continue
-            received.append(ReceivedMessage(record, delivery))
-        return received

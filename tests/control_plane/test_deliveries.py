@@ -1,10 +1,12 @@
-"""Claim, delete and visibility against the real Redis, with time moved by hand."""
+"""Claim, delete, visibility, delays, redrive, purge and the ack floor against the real
+Redis, with time moved by hand."""
 
 from __future__ import annotations
 
 import pytest
 
 from control_plane.clock import ManualClock
+from control_plane.deliveries import Delivery
 from control_plane.errors import ReceiptHandleIsInvalid
 from control_plane.plane import ControlPlane
 
@@ -12,62 +14,88 @@ SID = "5ub5c41b"
 VISIBILITY_MS = 30_000
 
 
+async def _claim(
+    plane: ControlPlane, end: int, n: int = 10, max_receives: int = 0
+) -> list[Delivery]:
+    claim = await plane.deliveries.claim(SID, {0: end}, n, VISIBILITY_MS, max_receives)
+    assert not claim.dead_letters
+    return claim.deliveries
+
+
+async def _delete(plane: ControlPlane, *deliveries: Delivery) -> list[bool]:
+    receipts = [plane.deliveries.verify(SID, d.receipt_handle) for d in deliveries]
+    return await plane.deliveries.delete(receipts)
+
+
+async def _stats(plane: ControlPlane, end: int) -> tuple[int, int, int]:
+    stats = await plane.deliveries.stats(SID, {0: end})
+    return stats.visible, stats.in_flight, stats.delayed
+
+
 async def test_claims_advance_the_cursor_only_up_to_the_log_end(plane: ControlPlane) -> None:
-    first = await plane.deliveries.claim(SID, {0: 3}, 2, VISIBILITY_MS)
+    first = await _claim(plane, 3, 2)
     assert [d.offset for d in first] == [0, 1]
-    second = await plane.deliveries.claim(SID, {0: 3}, 10, VISIBILITY_MS)
-    assert [d.offset for d in second] == [2]
-    assert await plane.deliveries.claim(SID, {0: 3}, 10, VISIBILITY_MS) == []
-    assert all(d.receive_count == 1 for d in first + second)
+    assert [d.offset for d in await _claim(plane, 3)] == [2]
+    assert await _claim(plane, 3) == []
+    assert all(d.receive_count == 1 for d in first)
 
 
 async def test_an_undeleted_message_comes_back_after_its_visibility_timeout(
     plane: ControlPlane, clock: ManualClock
 ) -> None:
-    [first] = await plane.deliveries.claim(SID, {0: 1}, 1, VISIBILITY_MS)
+    [first] = await _claim(plane, 1)
     clock.advance(VISIBILITY_MS - 1)
-    assert await plane.deliveries.claim(SID, {0: 1}, 1, VISIBILITY_MS) == []
+    assert await _claim(plane, 1) == []
     clock.advance(1)
-    [again] = await plane.deliveries.claim(SID, {0: 1}, 1, VISIBILITY_MS)
+    [again] = await _claim(plane, 1)
     assert (again.offset, again.receive_count) == (0, 2)
     assert again.first_receive_ms == first.first_receive_ms
     assert again.receipt_handle != first.receipt_handle
 
 
 async def test_a_deleted_message_never_comes_back(plane: ControlPlane, clock: ManualClock) -> None:
-    [delivery] = await plane.deliveries.claim(SID, {0: 1}, 1, VISIBILITY_MS)
-    assert await plane.deliveries.delete(plane.deliveries.verify(SID, delivery.receipt_handle))
+    [delivery] = await _claim(plane, 1)
+    assert await _delete(plane, delivery) == [True]
+    assert await _delete(plane, delivery) == [False]  # already gone: still no error
     clock.advance(10 * VISIBILITY_MS)
-    assert await plane.deliveries.claim(SID, {0: 1}, 1, VISIBILITY_MS) == []
+    assert await _claim(plane, 1) == []
 
 
 async def test_an_old_receipt_does_not_delete_a_newer_delivery(
     plane: ControlPlane, clock: ManualClock
 ) -> None:
-    [old] = await plane.deliveries.claim(SID, {0: 1}, 1, VISIBILITY_MS)
+    [old] = await _claim(plane, 1)
     clock.advance(VISIBILITY_MS)
-    [new] = await plane.deliveries.claim(SID, {0: 1}, 1, VISIBILITY_MS)
-    assert not await plane.deliveries.delete(plane.deliveries.verify(SID, old.receipt_handle))
-    stats = await plane.deliveries.stats(SID, {0: 1})
-    assert (stats.visible, stats.in_flight) == (0, 1)
-    assert await plane.deliveries.delete(plane.deliveries.verify(SID, new.receipt_handle))
-    stats = await plane.deliveries.stats(SID, {0: 1})
-    assert (stats.visible, stats.in_flight) == (0, 0)
+    [new] = await _claim(plane, 1)
+    assert await _delete(plane, old) == [False]
+    assert await _stats(plane, 1) == (0, 1, 0)
+    assert await _delete(plane, new) == [True]
+    assert await _stats(plane, 1) == (0, 0, 0)
+
+
+async def test_a_batch_delete_settles_each_receipt_on_its_own(
+    plane: ControlPlane, clock: ManualClock
+) -> None:
+    a, b, c = await _claim(plane, 3)
+    clock.advance(VISIBILITY_MS)
+    await _claim(plane, 3, 1)  # a is received again: its first receipt is stale
+    assert await _delete(plane, a, b, c) == [False, True, True]
+    assert await _stats(plane, 3) == (0, 1, 0)
 
 
 async def test_change_visibility_to_zero_makes_the_message_visible_now(
     plane: ControlPlane,
 ) -> None:
-    [delivery] = await plane.deliveries.claim(SID, {0: 1}, 1, VISIBILITY_MS)
+    [delivery] = await _claim(plane, 1)
     receipt = plane.deliveries.verify(SID, delivery.receipt_handle)
-    assert await plane.deliveries.change_visibility(receipt, 0)
-    [again] = await plane.deliveries.claim(SID, {0: 1}, 1, VISIBILITY_MS)
+    assert await plane.deliveries.change_visibility([(receipt, 0)]) == [True]
+    [again] = await _claim(plane, 1)
     assert again.receive_count == 2
-    assert not await plane.deliveries.change_visibility(receipt, 0)  # stale now
+    assert await plane.deliveries.change_visibility([(receipt, 0)]) == [False]  # stale now
 
 
 async def test_a_receipt_of_another_subscription_is_refused(plane: ControlPlane) -> None:
-    [delivery] = await plane.deliveries.claim(SID, {0: 1}, 1, VISIBILITY_MS)
+    [delivery] = await _claim(plane, 1)
     with pytest.raises(ReceiptHandleIsInvalid):
         plane.deliveries.verify("other", delivery.receipt_handle)
 
@@ -75,8 +103,86 @@ async def test_a_receipt_of_another_subscription_is_refused(plane: ControlPlane)
 async def test_due_timers_are_claimed_before_new_messages(
     plane: ControlPlane, clock: ManualClock
 ) -> None:
-    await plane.deliveries.claim(SID, {0: 1}, 1, VISIBILITY_MS)
+    await _claim(plane, 1)
     clock.advance(VISIBILITY_MS)
-    claimed = await plane.deliveries.claim(SID, {0: 3}, 2, VISIBILITY_MS)
+    claimed = await _claim(plane, 3, 2)
     assert [(d.offset, d.receive_count) for d in claimed] == [(0, 2), (1, 1)]
     assert await plane.deliveries.next_due_ms(SID) == clock.now_ms() + VISIBILITY_MS
+
+
+async def test_a_delayed_message_is_delivered_only_when_due(
+    plane: ControlPlane, clock: ManualClock
+) -> None:
+    due = clock.now_ms() + 5_000
+    assert await plane.deliveries.delay(SID, 0, [1], due) == 1
+    assert await _stats(plane, 3) == (2, 0, 1)
+    assert [d.offset for d in await _claim(plane, 3)] == [0, 2]  # the cursor skips 1
+    clock.advance(4_999)
+    assert await _claim(plane, 3) == []
+    clock.advance(1)
+    assert await _stats(plane, 3) == (1, 2, 0)
+    [delayed] = await _claim(plane, 3)
+    assert (delayed.offset, delayed.receive_count) == (1, 1)
+    assert delayed.first_receive_ms == clock.now_ms()
+
+
+async def test_a_delay_registered_after_a_claim_is_left_to_the_receiver(
+    plane: ControlPlane, clock: ManualClock
+) -> None:
+    # The receive won the race: it claimed offset 0 before the sender registered its delay.
+    [claimed] = await _claim(plane, 1)
+    assert await plane.deliveries.delay(SID, 0, [0], clock.now_ms() + 5_000) == 0
+    # The receiver saw the delay in the record and puts the message back.
+    assert await plane.deliveries.defer(claimed, clock.now_ms() + 5_000)
+    assert await _stats(plane, 1) == (0, 0, 1)
+    clock.advance(5_000)
+    [delivered] = await _claim(plane, 1)
+    assert (delivered.offset, delivered.receive_count) == (0, 1)
+
+
+async def test_a_message_received_too_often_comes_back_as_a_dead_letter(
+    plane: ControlPlane, clock: ManualClock
+) -> None:
+    for _ in range(2):
+        assert len(await _claim(plane, 1, max_receives=2)) == 1
+        clock.advance(VISIBILITY_MS)
+    claim = await plane.deliveries.claim(SID, {0: 1}, 10, VISIBILITY_MS, 2)
+    assert claim.deliveries == []
+    [dead] = claim.dead_letters
+    assert dead.receive_count == 2
+    assert await plane.deliveries.remove(dead, "dead_lettered")
+    assert not await plane.deliveries.remove(dead, "dead_lettered")
+    assert (await plane.deliveries.counters(SID))["dead_lettered"] == 1
+    clock.advance(10 * VISIBILITY_MS)
+    assert not await plane.deliveries.claim(SID, {0: 1}, 10, VISIBILITY_MS, 2)
+
+
+async def test_purge_deletes_everything_at_most_once_a_minute(
+    plane: ControlPlane, clock: ManualClock
+) -> None:
+    await _claim(plane, 2, 1)
+    await plane.deliveries.delay(SID, 0, [2], clock.now_ms() + 1000)
+    assert await plane.deliveries.purge(SID, {0: 3}, 60_000)
+    assert await _stats(plane, 3) == (0, 0, 0)
+    assert await plane.deliveries.ack_floor(SID, 0) == 3
+    clock.advance(59_999)
+    assert not await plane.deliveries.purge(SID, {0: 5}, 60_000)
+    assert [d.offset for d in await _claim(plane, 5)] == [3, 4]
+    clock.advance(1)
+    assert await plane.deliveries.purge(SID, {0: 5}, 60_000)
+
+
+async def test_the_ack_floor_is_the_lowest_offset_not_deleted(
+    plane: ControlPlane, clock: ManualClock
+) -> None:
+    assert await plane.deliveries.ack_floor(SID, 0) == 0
+    a, b, c = await _claim(plane, 3)
+    assert await plane.deliveries.ack_floor(SID, 0) == 0
+    await _delete(plane, a, c)
+    assert await plane.deliveries.ack_floor(SID, 0) == 1
+    await _delete(plane, b)
+    assert await plane.deliveries.ack_floor(SID, 0) == 3
+    await plane.deliveries.delay(SID, 0, [3], clock.now_ms() + 1000)
+    assert await plane.deliveries.ack_floor(SID, 0) == 3  # delayed is not deleted
+    await _claim(plane, 5)
+    assert await plane.deliveries.ack_floor(SID, 0) == 3

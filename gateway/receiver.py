@@ -1,0 +1,135 @@
+"""Receiving: claim in Redis, read the bodies from the log, and settle what is not to be
+handed out (expired, not yet due, received too often).
+
+Every claimed message is checked against its record before it goes out:
+- older than the queue's retention period (or gone from the log): removed and counted;
+- delivery time not reached (a delay whose registration lost a race with this claim):
+  turned back into a delay;
+- a dead letter (received maxReceiveCount times): appended to the dead-letter queue's log
+  with its original attributes and `DeadLetterQueueSourceArn`, then removed here. A crash
+  between the two leaves it in both queues, never in neither (at-least-once).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from control_plane.deliveries import Delivery
+from control_plane.errors import QueueDoesNotExist
+from control_plane.plane import ControlPlane
+from control_plane.queues import QueueInfo
+from storage_nodes.log.record import MessageAttribute, Record, RecordIn
+from storage_nodes.node import StorageNode
+
+log = logging.getLogger(__name__)
+
+MAX_WAIT_MS = 20_000
+DEAD_LETTER_SOURCE = "DeadLetterQueueSourceArn"
+
+
+@dataclass(frozen=True, slots=True)
+class ReceivedMessage:
+    record: Record
+    delivery: Delivery
+
+
+LogEnds = Callable[[QueueInfo], Awaitable[dict[int, int]]]
+
+
+class Receiver:
+    def __init__(self, control: ControlPlane, storage: StorageNode, log_ends: LogEnds) -> None:
+        self._control = control
+        self._storage = storage
+        self._log_ends = log_ends
+
+    async def receive(
+        self, queue: QueueInfo, max_messages: int, visibility_timeout_ms: int, wait_ms: int
+    ) -> list[ReceivedMessage]:
+        """Up to `max_messages` deliverable messages, waiting up to `wait_ms` for the first.
+
+        Returns as soon as anything is deliverable: a send or a due timer wakes the wait,
+        so a long poll costs nothing while the queue is idle.
+        """
+        clock = self._control.clock
+        deadline_ms = clock.now_ms() + min(wait_ms, MAX_WAIT_MS)
+        sid = queue.stream_id
+        with self._control.wakeups.listen(sid) as wake:
+            while True:
+                received = await self._claim(queue, max_messages, visibility_timeout_ms)
+                if received:
+                    return received
+                now_ms = clock.now_ms()
+                if now_ms >= deadline_ms:
+                    return []
+                until_ms = deadline_ms
+                next_due_ms = await self._control.deliveries.next_due_ms(sid)
+                if next_due_ms is not None:
+                    until_ms = min(until_ms, next_due_ms)
+                await wake.wait(max(until_ms - now_ms, 0) / 1000)
+
+    async def _claim(
+        self, queue: QueueInfo, max_messages: int, visibility_timeout_ms: int
+    ) -> list[ReceivedMessage]:
+        deliveries = self._control.deliveries
+        dead_letter_queue = await self._dead_letter_queue(queue)
+        claim = await deliveries.claim(
+            queue.stream_id,
+            await self._log_ends(queue),
+            max_messages,
+            visibility_timeout_ms,
+            queue.redrive.max_receive_count if queue.redrive and dead_letter_queue else 0,
+        )
+        if not claim:
+            return []
+        offsets = [d.offset for d in claim.deliveries + claim.dead_letters]
+        records = await self._storage.read_offsets(queue.stream_id, 0, offsets)
+        for dead in claim.dead_letters:
+            assert dead_letter_queue is not None
+            await self._dead_letter(queue, dead_letter_queue, dead, records.get(dead.offset))
+        now_ms = self._control.clock.now_ms()
+        received = []
+        for delivery in claim.deliveries:
+            record = records.get(delivery.offset)
+            if record is None or record.timestamp_ms + queue.retention_ms <= now_ms:
+                await deliveries.remove(delivery, "expired")
+            elif delivery.receive_count == 1 and record.timestamp_ms + record.delay_ms > now_ms:
+                await deliveries.defer(delivery, record.timestamp_ms + record.delay_ms)
+            else:
+                received.append(ReceivedMessage(record, delivery))
+        return received
+
+    async def _dead_letter_queue(self, queue: QueueInfo) -> QueueInfo | None:
+        redrive = queue.redrive
+        if redrive is None:
+            return None
+        try:
+            return await self._control.queues.get(
+                redrive.dead_letter_account_id, redrive.dead_letter_queue
+            )
+        except QueueDoesNotExist:
+            # SQS keeps delivering while the dead-letter queue is missing; so do we.
+            log.warning("queue %s: dead-letter queue %s is missing", queue.name, redrive)
+            return None
+
+    async def _dead_letter(
+        self, queue: QueueInfo, target: QueueInfo, delivery: Delivery, record: Record | None
+    ) -> None:
+        if record is not None:
+            moved = RecordIn(
+                message_id=record.message_id,
+                timestamp_ms=record.timestamp_ms,
+                body=record.body,
+                key=record.key,
+                group_id=record.group_id,
+                dedup_id=record.dedup_id,
+                attributes=record.attributes,
+                system_attributes={
+                    **record.system_attributes,
+                    DEAD_LETTER_SOURCE: MessageAttribute("String", queue.arn),
+                },
+            )
+            await self._storage.append(target.stream_id, 0, [moved])
+            self._control.wakeups.notify(target.stream_id)
+        await self._control.deliveries.remove(delivery, "dead_lettered")

@@ -1,0 +1,140 @@
+"""Batch actions: up to ten entries, each succeeding or failing on its own.
+
+The request as a whole is refused (nothing done) when the batch itself is wrong: no
+entries, more than ten, an id repeated or malformed, or a send batch longer than the
+queue's MaximumMessageSize in total. Otherwise every valid entry is carried out in one
+call to the broker (one log append, one Redis script), and each invalid one is reported
+in `Failed` with its own error.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from control_plane.errors import ControlPlaneError
+from gateway.sqs.actions.context import Response, SqsContext, action
+from gateway.sqs.actions.messages import (
+    message_size,
+    new_message,
+    sent_fields,
+    visibility_ms,
+)
+from gateway.sqs.errors import SqsError, invalid_parameter
+from gateway.sqs.params import Params, required_str
+
+MAX_ENTRIES = 10
+_ENTRY_ID = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
+
+
+@action("SendMessageBatch")
+async def send_message_batch(ctx: SqsContext, params: Params) -> Response:
+    queue = await ctx.queue(params)
+    entries = _entries(params, "SendMessageBatchRequestEntry")
+    failed: list[Response] = []
+    valid = []
+    for entry in entries:
+        try:
+            valid.append((entry["Id"], new_message(queue, entry)))
+        except (SqsError, ControlPlaneError) as exc:
+            failed.append(_failure(entry["Id"], exc))
+    total = sum(message_size(message) for _, message in valid)
+    if total > queue.max_message_bytes:
+        raise SqsError(
+            "BatchRequestTooLong",
+            f"Batch requests cannot be longer than {queue.max_message_bytes} bytes. "
+            f"You have sent {total} bytes.",
+        )
+    sent = await ctx.broker.send(queue, [message for _, message in valid]) if valid else []
+    successful = [
+        {"Id": entry_id, **sent_fields(message, one)}
+        for (entry_id, message), one in zip(valid, sent, strict=True)
+    ]
+    return {"Successful": successful, "Failed": failed}
+
+
+@action("DeleteMessageBatch")
+async def delete_message_batch(ctx: SqsContext, params: Params) -> Response:
+    queue = await ctx.queue(params)
+    entries = _entries(params, "DeleteMessageBatchRequestEntry")
+    failed, valid = _with_handles(entries)
+    errors = await ctx.broker.delete_messages(queue, [handle for _, handle, _ in valid])
+    return _outcome(valid, errors, failed)
+
+
+@action("ChangeMessageVisibilityBatch")
+async def change_message_visibility_batch(ctx: SqsContext, params: Params) -> Response:
+    queue = await ctx.queue(params)
+    entries = _entries(params, "ChangeMessageVisibilityBatchRequestEntry")
+    failed, valid = _with_handles(entries, with_visibility=True)
+    errors = await ctx.broker.change_visibility(queue, [(h, ms) for _, h, ms in valid])
+    return _outcome(valid, errors, failed)
+
+
+def _entries(params: Params, entry_name: str) -> list[Mapping[str, Any]]:
+    entries = params.get("Entries")
+    if entries is None or entries == []:
+        raise SqsError(
+            "EmptyBatchRequest", f"There should be at least one {entry_name} in the request."
+        )
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise invalid_parameter("Value for parameter Entries must be a list of objects.")
+    if len(entries) > MAX_ENTRIES:
+        raise SqsError(
+            "TooManyEntriesInBatchRequest",
+            f"Maximum number of entries per request are {MAX_ENTRIES}. "
+            f"You have sent {len(entries)}.",
+        )
+    seen: set[str] = set()
+    for entry in entries:
+        entry_id = entry.get("Id")
+        if not isinstance(entry_id, str) or not _ENTRY_ID.match(entry_id):
+            raise SqsError(
+                "InvalidBatchEntryId",
+                "A batch entry id can only contain alphanumeric characters, hyphens and "
+                "underscores. It can be at most 80 letters long.",
+            )
+        if entry_id in seen:
+            raise SqsError("BatchEntryIdsNotDistinct", f"Id {entry_id} repeated.")
+        seen.add(entry_id)
+    return entries
+
+
+def _with_handles(
+    entries: Sequence[Mapping[str, Any]], with_visibility: bool = False
+) -> tuple[list[Response], list[tuple[str, str, int]]]:
+    """(failures, valid entries as (id, receipt handle, visibility ms))."""
+    failed: list[Response] = []
+    valid: list[tuple[str, str, int]] = []
+    for entry in entries:
+        try:
+            handle = required_str(entry, "ReceiptHandle")
+            timeout_ms = visibility_ms(entry) if with_visibility else 0
+        except SqsError as exc:
+            failed.append(_failure(entry["Id"], exc))
+            continue
+        valid.append((entry["Id"], handle, timeout_ms))
+    return failed, valid
+
+
+def _outcome(
+    valid: Sequence[tuple[str, str, int]],
+    errors: Sequence[ControlPlaneError | None],
+    failed: list[Response],
+) -> Response:
+    successful = []
+    for (entry_id, _, _), error in zip(valid, errors, strict=True):
+        if error is None:
+            successful.append({"Id": entry_id})
+        else:
+            failed.append(_failure(entry_id, error))
+    return {"Successful": successful, "Failed": failed}
+
+
+def _failure(entry_id: str, exc: SqsError | ControlPlaneError) -> Response:
+    if isinstance(exc, SqsError):
+        code, message, sender_fault = exc.code, exc.message, exc.sender_fault
+    else:
+        code, message, sender_fault = exc.sqs_code, str(exc), exc.sender_fault
+    return {"Id": entry_id, "SenderFault": sender_fault, "Code": code, "Message": message}
