@@ -30,6 +30,7 @@ from control_plane.delivery_scripts import (
     REMOVE,
 )
 from control_plane.errors import redis_boundary
+from control_plane.fifo_scripts import CLAIM_FIFO, REGISTER_FIFO
 from control_plane.keys import SubscriptionKeys
 from control_plane.receipts import Receipt, ReceiptSigner, invalid_receipt_error
 from control_plane.redis_values import as_text
@@ -37,6 +38,8 @@ from control_plane.redis_values import as_text
 _DELIVER = 1
 # How long a dead letter handed to a caller stays invisible while the caller moves it.
 DEAD_LETTER_HOLD_MS = 30_000
+# How long a FIFO deduplication id is remembered, as in SQS.
+DEDUP_WINDOW_MS = 5 * 60 * 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,12 +76,34 @@ class Claim:
         return bool(self.deliveries or self.dead_letters)
 
 
+@dataclass(frozen=True, slots=True)
+class FifoEntry:
+    """A message just appended to a FIFO queue's log, to register in its group."""
+
+    offset: int
+    group_id: str
+    dedup_key: str | None  # None: no deduplication
+    message_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Registered:
+    """The message id and offset a sent FIFO message is known by: its own, or those of
+    the first send of its deduplication id."""
+
+    message_id: str
+    offset: int
+    duplicate: bool
+
+
 class Deliveries:
     def __init__(self, redis: Redis, clock: Clock, signer: ReceiptSigner) -> None:
         self._redis = redis
         self._clock = clock
         self._signer = signer
         self._claim = redis.register_script(CLAIM)
+        self._claim_fifo = redis.register_script(CLAIM_FIFO)
+        self._register_fifo = redis.register_script(REGISTER_FIFO)
         self._delay = redis.register_script(DELAY)
         self._defer = redis.register_script(DEFER)
         self._delete = redis.register_script(DELETE_MESSAGES)
@@ -92,9 +117,12 @@ class Deliveries:
         log_ends: Mapping[int, int],
         max_messages: int,
         visibility_timeout_ms: int,
+        *,
         max_receives: int = 0,
+        fifo: bool = False,
     ) -> Claim:
-        """Claims up to `max_messages`: due timers first, then messages below `log_ends`.
+        """Claims up to `max_messages`: due timers first, then messages below `log_ends`
+        (for a FIFO queue: the first messages of the ready groups, oldest group first).
 
         `log_ends` maps partition -> the log's end offset, so the cursor never passes a
         message that is not durable yet. With `max_receives` > 0, a message already
@@ -109,11 +137,15 @@ class Deliveries:
             max_receives,
             DEAD_LETTER_HOLD_MS,
         ]
-        for partition in partitions:
-            args += [partition, log_ends[partition]]
-        keys = sub.all(0) + [sub.unacked(p) for p in partitions]
         with redis_boundary():
-            flat = await self._claim(keys=keys, args=args)
+            if fifo:
+                keys = [sub.timers, sub.deliveries, sub.delivery_seq, sub.delayed]
+                flat = await self._claim_fifo(keys=keys + sub.fifo_keys(), args=args)
+            else:
+                for partition in partitions:
+                    args += [partition, log_ends[partition]]
+                keys = sub.core() + [sub.unacked(p) for p in partitions]
+                flat = await self._claim(keys=keys, args=args)
         claim = Claim()
         for i in range(0, len(flat), 5):
             partition_text, offset_text = as_text(flat[i + 1]).split(":")
@@ -144,12 +176,33 @@ class Deliveries:
                     sub.deliveries,
                     sub.cursors,
                     sub.delayed,
-                    sub.stats,
+                    sub.ahead,
                     sub.unacked(partition),
                 ],
                 args=[partition, due_ms, *offsets],
             )
         return int(registered)
+
+    async def register_fifo(
+        self, subscription_id: str, entries: Sequence[FifoEntry], delay_ms: int
+    ) -> list[Registered]:
+        """Registers just-appended FIFO messages in their groups (after `delay_ms`), unless
+        their deduplication key was sent in the last five minutes."""
+        sub = SubscriptionKeys(subscription_id)
+        now_ms = self._clock.now_ms()
+        args: list[int | str] = [now_ms, DEDUP_WINDOW_MS, now_ms + delay_ms]
+        for entry in entries:
+            args += [entry.offset, entry.group_id, entry.dedup_key or "", entry.message_id]
+        keys = [sub.timers, sub.deliveries, sub.cursors, sub.delayed, *sub.fifo_keys()]
+        with redis_boundary():
+            known = await self._register_fifo(
+                keys=[*keys, sub.dedup, sub.dedup_expiry, sub.unacked(0)], args=args
+            )
+        registered = []
+        for entry, value in zip(entries, known, strict=True):
+            message_id, offset = as_text(value).rsplit(":", 1)
+            registered.append(Registered(message_id, int(offset), int(offset) != entry.offset))
+        return registered
 
     async def defer(self, delivery: Delivery, due_ms: int) -> bool:
         """Turns a claimed message whose delivery time has not come back into a delay."""
@@ -173,6 +226,7 @@ class Deliveries:
                     sub.delayed,
                     sub.stats,
                     sub.unacked(delivery.partition),
+                    *sub.fifo_keys(),
                 ],
                 args=[delivery.member, delivery.delivery_seq, reason],
             )
@@ -193,13 +247,18 @@ class Deliveries:
             return []
         sub = SubscriptionKeys(receipts[0].subscription_id)
         partitions = sorted({r.partition for r in receipts})
-        key_index = {p: 3 + i for i, p in enumerate(partitions)}
+        key_index = {p: 7 + i for i, p in enumerate(partitions)}
         args: list[int | str] = []
         for r in receipts:
             args += [r.member, r.delivery_seq, key_index[r.partition]]
         with redis_boundary():
             results = await self._delete(
-                keys=[sub.timers, sub.deliveries] + [sub.unacked(p) for p in partitions],
+                keys=[
+                    sub.timers,
+                    sub.deliveries,
+                    *sub.fifo_keys(),
+                    *(sub.unacked(p) for p in partitions),
+                ],
                 args=args,
             )
         return [int(result) == 1 for result in results]
@@ -230,31 +289,47 @@ class Deliveries:
             args += [partition, log_ends[partition]]
         with redis_boundary():
             result = await self._purge(
-                keys=[sub.timers, sub.deliveries, sub.cursors, sub.delayed, sub.stats]
-                + [sub.unacked(p) for p in partitions],
+                keys=[
+                    sub.timers,
+                    sub.deliveries,
+                    sub.cursors,
+                    sub.delayed,
+                    sub.stats,
+                    *sub.fifo_keys(),
+                    sub.ahead,
+                    *(sub.unacked(p) for p in partitions),
+                ],
                 args=args,
             )
         return int(result) == 1
 
-    async def stats(self, subscription_id: str, log_ends: Mapping[int, int]) -> SubscriptionStats:
+    async def stats(
+        self, subscription_id: str, log_ends: Mapping[int, int], fifo: bool = False
+    ) -> SubscriptionStats:
         """Approximate counts (read without a lock, as SQS's Approximate* are)."""
         sub = SubscriptionKeys(subscription_id)
         now_ms = self._clock.now_ms()
         with redis_boundary():
             async with self._redis.pipeline(transaction=False) as pipe:
                 pipe.hgetall(sub.cursors)
-                pipe.hget(sub.stats, "ahead")
+                pipe.scard(sub.ahead)
                 pipe.zcount(sub.timers, "-inf", now_ms)
                 pipe.zcount(sub.timers, f"({now_ms}", "+inf")
                 pipe.zcount(sub.delayed, f"({now_ms}", "+inf")
-                cursors, ahead, due, pending, delayed = await pipe.execute()
+                pipe.zcard(sub.fifo)
+                cursors, ahead, due, pending, delayed, grouped = await pipe.execute()
+        in_flight = max(int(pending) - int(delayed), 0)
+        if fifo:
+            # Every undelayed, undeleted FIFO message is in its group, in flight or not.
+            visible = max(int(grouped) - in_flight, 0)
+            return SubscriptionStats(visible=visible, in_flight=in_flight, delayed=int(delayed))
         unread = sum(
             max(end - int(cursors.get(str(partition).encode(), 0)), 0)
             for partition, end in log_ends.items()
         )
         return SubscriptionStats(
-            visible=max(unread - int(ahead or 0), 0) + int(due),
-            in_flight=max(int(pending) - int(delayed), 0),
+            visible=max(unread - int(ahead), 0) + int(due),
+            in_flight=in_flight,
             delayed=int(delayed),
         )
 

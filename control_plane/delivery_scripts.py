@@ -19,8 +19,10 @@ whichever runs first.
 
 from __future__ import annotations
 
-# Shared by the scripts below: number formatting and the "count:seq:first" state.
-_PRELUDE = """
+# Shared by the scripts: number formatting, the "count:seq:first" state, and FIFO groups.
+# A FIFO message that joined its group is a member "<group>\0<offset, 20 digits>" of one
+# lexically ordered set, so a group's messages come out of ZRANGEBYLEX in offset order.
+PRELUDE = r"""
 local function s(n) return string.format('%d', n) end
 local function state_of(key, member)
   local state = redis.call('HGET', key, member)
@@ -28,13 +30,49 @@ local function state_of(key, member)
   local c, q, f = string.match(state, '^(%d+):(%d+):(%d+)$')
   return tonumber(c), q, tonumber(f)
 end
+local function offset_of(member) return tonumber(string.match(member, ':(%d+)$')) end
+local function fifo_member(group, offset) return group .. '\0' .. string.format('%020d', offset) end
+local function group_head(fifo, group)
+  local head = redis.call('ZRANGEBYLEX', fifo, '[' .. group .. '\0', '(' .. group .. '\1',
+                          'LIMIT', 0, 1)
+  if head[1] then return tonumber(string.sub(head[1], #group + 2)) end
+  return nil
+end
+-- The group's first message changed or the group was unlocked: list it as ready (by its
+-- first offset) if it is unlocked and has messages, else not.
+local function refresh_group(fifo, locks, ready, group)
+  local head = group_head(fifo, group)
+  if head and not redis.call('HGET', locks, group) then
+    redis.call('ZADD', ready, head, group)
+  else
+    redis.call('ZREM', ready, group)
+  end
+end
+local function unlock_one(fifo, locks, ready, group)
+  if redis.call('HINCRBY', locks, group, -1) <= 0 then redis.call('HDEL', locks, group) end
+  refresh_group(fifo, locks, ready, group)
+end
+-- A FIFO message is gone (deleted, expired, dead-lettered): it leaves its group, and the
+-- group is unlocked by one if the message was in flight. Standard queues have no groups.
+local function leave_group(fifo, groups, locks, ready, member, was_in_flight)
+  local group = redis.call('HGET', groups, member)
+  if not group then return end
+  redis.call('HDEL', groups, member)
+  redis.call('ZREM', fifo, fifo_member(group, offset_of(member)))
+  if was_in_flight then
+    unlock_one(fifo, locks, ready, group)
+  else
+    refresh_group(fifo, locks, ready, group)
+  end
+end
 """
 
 CLAIM = (
-    _PRELUDE
+    PRELUDE
     + """
 -- KEYS[1] timers, KEYS[2] deliveries, KEYS[3] cursors, KEYS[4] delivery seq,
--- KEYS[5] delayed, KEYS[6] stats, KEYS[7..] unacked of each partition, in ARGV's order
+-- KEYS[5] delayed, KEYS[6] stats, KEYS[7] ahead, KEYS[8..] unacked of each partition,
+-- in ARGV's order
 -- ARGV[1] now ms, ARGV[2] visibility timeout ms, ARGV[3] max messages,
 -- ARGV[4] max receives (0: no redrive), ARGV[5] hold ms for dead letters,
 -- ARGV[6..] pairs of partition, log end offset (next offset the log will write)
@@ -42,8 +80,8 @@ CLAIM = (
 -- member, receive count, delivery seq, first receive ms.
 -- Due timers come first (expired visibility, elapsed delays); a message received
 -- max-receives times already is handed back as a dead letter instead, held for
--- ARGV[5] ms so that the caller can move it. Then the cursors advance, skipping
--- messages the timers own (delayed at send), at most 1000 skips a call.
+-- ARGV[5] ms so that the caller can move it. Then the cursors advance, passing over
+-- the messages delayed at send (the timers deliver those), at most 1000 of them a call.
 local now = tonumber(ARGV[1])
 local visible_at = s(now + tonumber(ARGV[2]))
 local max = tonumber(ARGV[3])
@@ -75,8 +113,8 @@ for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'L
     n = n + 1
   end
 end
-local skips, skipped_ahead = 1000, 0
-local i, k = 6, 7
+local skips = 1000
+local i, k = 6, 8
 while n < max and skips > 0 and ARGV[i] do
   local partition = ARGV[i]
   local log_end = tonumber(ARGV[i + 1])
@@ -84,9 +122,8 @@ while n < max and skips > 0 and ARGV[i] do
   local offset = cursor
   while offset < log_end and n < max and skips > 0 do
     local member = partition .. ':' .. s(offset)
-    if redis.call('ZSCORE', KEYS[1], member) then
+    if redis.call('SREM', KEYS[7], member) == 1 then
       skips = skips - 1
-      skipped_ahead = skipped_ahead + 1
     else
       redis.call('ZADD', KEYS[k], offset, s(offset))
       take(1, member, 1, now, visible_at)
@@ -97,21 +134,20 @@ while n < max and skips > 0 and ARGV[i] do
   if offset > cursor then redis.call('HSET', KEYS[3], partition, s(offset)) end
   i, k = i + 2, k + 1
 end
-if skipped_ahead > 0 then redis.call('HINCRBY', KEYS[6], 'ahead', -skipped_ahead) end
 return out
 """
 )
 
 DELAY = (
-    _PRELUDE
+    PRELUDE
     + """
--- KEYS[1] timers, KEYS[2] deliveries, KEYS[3] cursors, KEYS[4] delayed, KEYS[5] stats,
+-- KEYS[1] timers, KEYS[2] deliveries, KEYS[3] cursors, KEYS[4] delayed, KEYS[5] ahead,
 -- KEYS[6] unacked of the partition
 -- ARGV[1] partition, ARGV[2] due ms, ARGV[3..] offsets just appended with that delay
 -- returns how many were registered; one a receive already claimed is left to that
 -- receiver, which reads the delay from the record and defers it itself.
 local cursor = tonumber(redis.call('HGET', KEYS[3], ARGV[1]) or '0')
-local registered, ahead = 0, 0
+local registered = 0
 for i = 3, #ARGV do
   local member = ARGV[1] .. ':' .. ARGV[i]
   if redis.call('HEXISTS', KEYS[2], member) == 0 then
@@ -120,16 +156,15 @@ for i = 3, #ARGV do
     redis.call('ZADD', KEYS[4], ARGV[2], member)
     redis.call('ZADD', KEYS[6], ARGV[i], ARGV[i])
     registered = registered + 1
-    if tonumber(ARGV[i]) >= cursor then ahead = ahead + 1 end
+    if tonumber(ARGV[i]) >= cursor then redis.call('SADD', KEYS[5], member) end
   end
 end
-if ahead > 0 then redis.call('HINCRBY', KEYS[5], 'ahead', ahead) end
 return registered
 """
 )
 
 DEFER = (
-    _PRELUDE
+    PRELUDE
     + """
 -- KEYS[1] timers, KEYS[2] deliveries, KEYS[3] delayed
 -- ARGV[1] member, ARGV[2] delivery seq of the claim, ARGV[3] due ms
@@ -144,9 +179,10 @@ return 1
 )
 
 DELETE_MESSAGES = (
-    _PRELUDE
+    PRELUDE
     + """
--- KEYS[1] timers, KEYS[2] deliveries, KEYS[3..] unacked of the partitions named below
+-- KEYS[1] timers, KEYS[2] deliveries, KEYS[3..6] FIFO set, groups, group locks, ready
+-- groups, KEYS[7..] unacked of the partitions named below
 -- ARGV triples: member "p:o", delivery seq named by the receipt, index into KEYS of the
 -- member's unacked set
 -- returns one result per message: 1 deleted, 0 already deleted, -1 the receipt is stale
@@ -160,9 +196,10 @@ for i = 1, #ARGV, 3 do
   elseif seq ~= ARGV[i + 1] or count == 0 then
     results[#results + 1] = -1
   else
-    redis.call('ZREM', KEYS[1], member)
+    local in_flight = redis.call('ZREM', KEYS[1], member) == 1
     redis.call('HDEL', KEYS[2], member)
-    redis.call('ZREM', KEYS[tonumber(ARGV[i + 2])], string.match(member, ':(%d+)$'))
+    redis.call('ZREM', KEYS[tonumber(ARGV[i + 2])], s(offset_of(member)))
+    leave_group(KEYS[3], KEYS[4], KEYS[5], KEYS[6], member, in_flight)
     results[#results + 1] = 1
   end
 end
@@ -171,7 +208,7 @@ return results
 )
 
 CHANGE_VISIBILITY = (
-    _PRELUDE
+    PRELUDE
     + """
 -- KEYS[1] timers, KEYS[2] deliveries
 -- ARGV triples: member "p:o", delivery seq named by the receipt, new due ms
@@ -191,18 +228,20 @@ return results
 )
 
 REMOVE = (
-    _PRELUDE
+    PRELUDE
     + """
--- KEYS[1] timers, KEYS[2] deliveries, KEYS[3] delayed, KEYS[4] stats, KEYS[5] unacked
+-- KEYS[1] timers, KEYS[2] deliveries, KEYS[3] delayed, KEYS[4] stats, KEYS[5] unacked,
+-- KEYS[6..9] FIFO set, groups, group locks, ready groups
 -- ARGV[1] member "p:o", ARGV[2] delivery seq of the claim, ARGV[3] stats field to count
 -- it under ("expired", "dead_lettered")
 -- returns 1 removed, 0 the claim is stale (someone else handled the message)
 local count, seq = state_of(KEYS[2], ARGV[1])
 if not count or seq ~= ARGV[2] then return 0 end
-redis.call('ZREM', KEYS[1], ARGV[1])
+local in_flight = redis.call('ZREM', KEYS[1], ARGV[1]) == 1
 redis.call('ZREM', KEYS[3], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
-redis.call('ZREM', KEYS[5], string.match(ARGV[1], ':(%d+)$'))
+redis.call('ZREM', KEYS[5], s(offset_of(ARGV[1])))
+leave_group(KEYS[6], KEYS[7], KEYS[8], KEYS[9], ARGV[1], in_flight)
 redis.call('HINCRBY', KEYS[4], ARGV[3], 1)
 return 1
 """
@@ -210,19 +249,20 @@ return 1
 
 PURGE = """
 -- KEYS[1] timers, KEYS[2] deliveries, KEYS[3] cursors, KEYS[4] delayed, KEYS[5] stats,
--- KEYS[6..] unacked of each partition, in ARGV's order
+-- KEYS[6..9] FIFO set, groups, group locks, ready groups, KEYS[10] ahead,
+-- KEYS[11..] unacked of each partition, in ARGV's order
 -- ARGV[1] now ms, ARGV[2] minimum ms between purges, ARGV[3..] pairs of partition,
 -- log end offset
 -- returns 1 purged (every message up to the log ends is gone), 0 a purge ran too recently
 local last = tonumber(redis.call('HGET', KEYS[5], 'purged_ms') or '-1')
 if last >= 0 and tonumber(ARGV[1]) - last < tonumber(ARGV[2]) then return 0 end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[4])
-local k = 6
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[4], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10])
+local k = 11
 for i = 3, #ARGV, 2 do
   redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1])
   redis.call('DEL', KEYS[k])
   k = k + 1
 end
-redis.call('HSET', KEYS[5], 'ahead', 0, 'purged_ms', ARGV[1])
+redis.call('HSET', KEYS[5], 'purged_ms', ARGV[1])
 return 1
 """

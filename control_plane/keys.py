@@ -76,16 +76,58 @@ class SubscriptionKeys:
 
     @property
     def stats(self) -> str:
-        """Hash: `ahead` (delayed messages past a cursor), `expired` and `dead_lettered`
-        (counts of messages removed that way), `purged_ms` (time of the last purge)."""
+        """Hash: `expired` and `dead_lettered` (counts of messages removed that way),
+        `purged_ms` (time of the last purge)."""
         return f"{self._tag}:stats"
+
+    @property
+    def ahead(self) -> str:
+        """Set of the members "<partition>:<offset>" delayed at send while at or past
+        their cursor: the timers deliver them, so the cursor passes over them (once)."""
+        return f"{self._tag}:ahead"
+
+    @property
+    def fifo(self) -> str:
+        """FIFO queues: sorted set of every undeleted message that joined its group, member
+        "<group>\\0<offset, 20 digits>", all score 0, so ZRANGEBYLEX gives a group in order."""
+        return f"{self._tag}:fifo"
+
+    @property
+    def groups(self) -> str:
+        """FIFO queues: hash "<partition>:<offset>" -> the message's group id."""
+        return f"{self._tag}:groups"
+
+    @property
+    def group_locks(self) -> str:
+        """FIFO queues: hash group id -> how many of its messages are in flight."""
+        return f"{self._tag}:glocks"
+
+    @property
+    def ready_groups(self) -> str:
+        """FIFO queues: sorted set of unlocked groups with messages, by their first offset."""
+        return f"{self._tag}:ready"
+
+    @property
+    def dedup(self) -> str:
+        """FIFO queues: hash deduplication key -> "<message id>:<offset>" of the first send."""
+        return f"{self._tag}:dedup"
+
+    @property
+    def dedup_expiry(self) -> str:
+        """FIFO queues: sorted set of deduplication keys by the time (ms) they lapse."""
+        return f"{self._tag}:dedup-exp"
+
+    def fifo_keys(self) -> list[str]:
+        """The FIFO structures, in the order the delivery scripts take them."""
+        return [self.fifo, self.groups, self.group_locks, self.ready_groups]
 
     def unacked(self, partition: int) -> str:
         """Sorted set of a partition's offsets delivered or delayed and not yet deleted
         (member and score both the offset); its least member bounds the ack floor."""
         return f"{self._tag}:unacked:{partition}"
 
-    def all(self, partitions: int = 1) -> list[str]:
+    def core(self) -> list[str]:
+        """The keys every claim takes, in the order the scripts take them."""
         return [
             self.timers,
             self.deliveries,
@@ -93,6 +135,15 @@ class SubscriptionKeys:
             self.delivery_seq,
             self.delayed,
             self.stats,
+            self.ahead,
+        ]
+
+    def all(self, partitions: int = 1) -> list[str]:
+        return [
+            *self.core(),
+            *self.fifo_keys(),
+            self.dedup,
+            self.dedup_expiry,
             *(self.unacked(p) for p in range(partitions)),
         ]
 

@@ -35,6 +35,12 @@ INTEGER_ATTRIBUTES: Mapping[str, IntRange] = {
     "VisibilityTimeout": IntRange(0, 43_200, 30),
 }
 POLICY_ATTRIBUTES = frozenset({"RedrivePolicy", "RedriveAllowPolicy"})
+# FIFO queues only: name -> allowed values, the first being the default.
+FIFO_ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
+    "ContentBasedDeduplication": ("false", "true"),
+    "DeduplicationScope": ("queue", "messageGroup"),
+    "FifoThroughputLimit": ("perQueue", "perMessageGroupId"),
+}
 MAX_RECEIVE_COUNT = IntRange(1, 1000, 10)
 REDRIVE_PERMISSIONS = frozenset({"allowAll", "denyAll", "byQueue"})
 MAX_ALLOWED_SOURCES = 10
@@ -58,10 +64,17 @@ class RedriveAllowPolicy:
         return self.permission == "allowAll"
 
 
-def validate(attributes: Mapping[str, str]) -> dict[str, str]:
-    """Checks names and values; returns the attributes in canonical form."""
+def validate(attributes: Mapping[str, str], fifo: bool) -> dict[str, str]:
+    """Checks names and values for a queue of that type; returns the attributes in
+    canonical form. `FifoQueue` itself is checked by the caller against the name."""
     normalised: dict[str, str] = {}
     for name, value in attributes.items():
+        if name == "FifoQueue":
+            normalised[name] = _fifo_flag(value)
+            continue
+        if name in FIFO_ATTRIBUTES and fifo:
+            normalised[name] = _choice(name, value, FIFO_ATTRIBUTES[name])
+            continue
         if name in POLICY_ATTRIBUTES:
             # An empty policy removes it (SetQueueAttributes with "").
             normalised[name] = _canonical_policy(name, value) if value else ""
@@ -76,11 +89,38 @@ def validate(attributes: Mapping[str, str]) -> dict[str, str]:
     return normalised
 
 
-def with_defaults(attributes: Mapping[str, str]) -> dict[str, str]:
+def check_combination(attributes: Mapping[str, str]) -> None:
+    """Rules across attributes, checked on the whole set a queue would have."""
+    if (
+        attributes.get("FifoThroughputLimit") == "perMessageGroupId"
+        and attributes.get("DeduplicationScope") != "messageGroup"
+    ):
+        raise InvalidAttributeValue(
+            "Invalid value for the parameter FifoThroughputLimit. Reason: "
+            "perMessageGroupId needs DeduplicationScope messageGroup."
+        )
+
+
+def with_defaults(attributes: Mapping[str, str], fifo: bool) -> dict[str, str]:
     """Every implemented attribute that has a value: as set, or its default."""
     merged = {name: str(bounds.default) for name, bounds in INTEGER_ATTRIBUTES.items()}
+    if fifo:
+        merged["FifoQueue"] = "true"
+        merged.update({name: values[0] for name, values in FIFO_ATTRIBUTES.items()})
     merged.update({name: value for name, value in attributes.items() if value})
     return merged
+
+
+def _fifo_flag(value: str) -> str:
+    if value.lower() not in ("true", "false"):
+        raise InvalidAttributeValue("Invalid value for the parameter FifoQueue.")
+    return value.lower()
+
+
+def _choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise InvalidAttributeValue(f"Invalid value for the parameter {name}.")
+    return value
 
 
 def redrive_policy(attributes: Mapping[str, str]) -> RedrivePolicy | None:

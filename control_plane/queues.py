@@ -19,6 +19,7 @@ from control_plane import keys
 from control_plane.arns import queue_arn
 from control_plane.clock import Clock
 from control_plane.errors import (
+    InvalidAttributeValue,
     InvalidParameterValue,
     QueueDeletedRecently,
     QueueDoesNotExist,
@@ -27,6 +28,7 @@ from control_plane.errors import (
 )
 from control_plane.queue_attributes import (
     RedrivePolicy,
+    check_combination,
     redrive_allow_policy,
     redrive_policy,
     validate,
@@ -53,9 +55,13 @@ class QueueInfo:
     def arn(self) -> str:
         return queue_arn(self.account_id, self.name)
 
+    @property
+    def fifo(self) -> bool:
+        return self.name.endswith(".fifo")
+
     def all_attributes(self) -> dict[str, str]:
         """Every implemented attribute that has a value: as set, or its default."""
-        return with_defaults(self.attributes)
+        return with_defaults(self.attributes, self.fifo)
 
     def attribute_int(self, name: str) -> int:
         return int(self.all_attributes()[name])
@@ -84,6 +90,14 @@ class QueueInfo:
     def redrive(self) -> RedrivePolicy | None:
         return redrive_policy(self.attributes)
 
+    @property
+    def content_based_deduplication(self) -> bool:
+        return self.all_attributes().get("ContentBasedDeduplication") == "true"
+
+    @property
+    def dedup_per_group(self) -> bool:
+        return self.all_attributes().get("DeduplicationScope") == "messageGroup"
+
 
 class QueueStore:
     def __init__(self, redis: Redis, clock: Clock) -> None:
@@ -106,7 +120,15 @@ class QueueStore:
         Raises QueueNameExists if it exists with different ones, and QueueDeletedRecently
         within 60 s of the deletion of a queue of that name, as SQS does.
         """
-        wanted = {k: v for k, v in validate(attributes).items() if v}
+        fifo = name.endswith(".fifo")
+        wanted = {k: v for k, v in validate(attributes, fifo).items() if v}
+        if (wanted.pop("FifoQueue", "false") == "true") != fifo:
+            raise InvalidParameterValue(
+                "The name of a FIFO queue can only include alphanumeric characters, hyphens, "
+                "or underscores, must end with .fifo suffix and be 1 to 80 in length, and "
+                "FifoQueue must be true for it (and only for it)."
+            )
+        check_combination(wanted)
         check_tags(tags or {})
         redrive = redrive_policy(wanted)
         if redrive is not None:
@@ -163,8 +185,11 @@ class QueueStore:
     ) -> QueueInfo:
         """Changes the given attributes (an empty policy removes it); the rest stay."""
         queue = await self.get(account_id, name)
-        merged = {**queue.attributes, **validate(attributes)}
+        if "FifoQueue" in attributes:
+            raise InvalidAttributeValue("A queue's type cannot be changed after it is created.")
+        merged = {**queue.attributes, **validate(attributes, queue.fifo)}
         merged = {k: v for k, v in merged.items() if v}
+        check_combination(merged)
         old, new = queue.redrive, redrive_policy(merged)
         if new is not None:
             await self._check_dead_letter_target(account_id, name, new)
@@ -251,6 +276,8 @@ class QueueStore:
             target = await self.get(account_id, redrive.dead_letter_queue)
         except QueueDoesNotExist:
             raise invalid("Dead letter target does not exist.") from None
+        if target.fifo != name.endswith(".fifo"):
+            raise invalid("A FIFO queue's dead letter target must be FIFO, a standard's standard.")
         if not redrive_allow_policy(target.attributes).allows(queue_arn(account_id, name)):
             raise invalid("The dead letter target's RedriveAllowPolicy does not allow it.")
 

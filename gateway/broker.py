@@ -9,12 +9,13 @@ reads the bodies from the log (gateway.receiver).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import uuid
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from control_plane.deliveries import SubscriptionStats
+from control_plane.deliveries import FifoEntry, SubscriptionStats
 from control_plane.errors import ControlPlaneError, MessageNotInflight, PurgeQueueInProgress
 from control_plane.plane import ControlPlane
 from control_plane.queues import QueueInfo
@@ -32,12 +33,21 @@ class NewMessage:
     attributes: Mapping[str, MessageAttribute] = field(default_factory=dict, hash=False)
     system_attributes: Mapping[str, MessageAttribute] = field(default_factory=dict, hash=False)
     delay_ms: int | None = None  # None: the queue's DelaySeconds
+    group_id: str | None = None  # FIFO queues: required
+    dedup_id: str | None = None  # FIFO queues: or the body's SHA-256 (content-based)
 
 
 @dataclass(frozen=True, slots=True)
 class SentMessage:
+    """A sent message as the sender learns it: for a FIFO duplicate, the first send's."""
+
     message_id: str
     offset: int
+
+    @property
+    def sequence_number(self) -> str:
+        """FIFO queues: increasing within the queue (the log offset, 20 digits)."""
+        return f"{self.offset:020d}"
 
 
 # Per entry of a batch: None for success, or the error of that entry alone.
@@ -84,19 +94,23 @@ class Broker:
             )
 
     async def queue_stats(self, queue: QueueInfo) -> SubscriptionStats:
-        return await self.control.deliveries.stats(queue.stream_id, await self._log_ends(queue))
+        return await self.control.deliveries.stats(
+            queue.stream_id, await self._log_ends(queue), fifo=queue.fifo
+        )
 
     # -- messages -----------------------------------------------------------------------
 
     async def send(self, queue: QueueInfo, messages: Sequence[NewMessage]) -> list[SentMessage]:
-        """Appends the messages to the queue's log in one batch and registers their delays;
-        returns once they are durable."""
+        """Appends the messages to the queue's log in one batch and registers their delays
+        (FIFO: their groups); returns once they are durable."""
         now_ms = self.control.clock.now_ms()
         records = [
             RecordIn(
                 message_id=str(uuid.uuid4()),
                 timestamp_ms=now_ms,
                 body=message.body,
+                group_id=message.group_id,
+                dedup_id=message.dedup_id,
                 attributes=message.attributes,
                 system_attributes=message.system_attributes,
                 delay_ms=queue.delay_ms if message.delay_ms is None else message.delay_ms,
@@ -104,6 +118,8 @@ class Broker:
             for message in messages
         ]
         base = await self.storage.append(queue.stream_id, 0, records)
+        if queue.fifo:
+            return await self._register_fifo(queue, records, base)
         delayed: defaultdict[int, list[int]] = defaultdict(list)
         for i, record in enumerate(records):
             if record.delay_ms > 0:
@@ -112,6 +128,24 @@ class Broker:
             await self.control.deliveries.delay(queue.stream_id, 0, offsets, due_ms)
         self.control.wakeups.notify(queue.stream_id)
         return [SentMessage(r.message_id, base + i) for i, r in enumerate(records)]
+
+    async def _register_fifo(
+        self, queue: QueueInfo, records: Sequence[RecordIn], base: int
+    ) -> list[SentMessage]:
+        entries = []
+        for i, record in enumerate(records):
+            assert record.group_id is not None, "FIFO sends are checked to have a group"
+            dedup = record.dedup_id
+            if dedup is None and queue.content_based_deduplication:
+                dedup = hashlib.sha256(record.body).hexdigest()
+            if dedup is not None and queue.dedup_per_group:
+                dedup = f"{record.group_id}\0{dedup}"
+            entries.append(FifoEntry(base + i, record.group_id, dedup, record.message_id))
+        registered = await self.control.deliveries.register_fifo(
+            queue.stream_id, entries, queue.delay_ms
+        )
+        self.control.wakeups.notify(queue.stream_id)
+        return [SentMessage(r.message_id, r.offset) for r in registered]
 
     async def receive(
         self, queue: QueueInfo, max_messages: int, visibility_timeout_ms: int, wait_ms: int

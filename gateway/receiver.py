@@ -16,7 +16,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from control_plane.deliveries import Delivery
+from control_plane.deliveries import Delivery, FifoEntry
 from control_plane.errors import QueueDoesNotExist
 from control_plane.plane import ControlPlane
 from control_plane.queues import QueueInfo
@@ -33,6 +33,7 @@ DEAD_LETTER_SOURCE = "DeadLetterQueueSourceArn"
 class ReceivedMessage:
     record: Record
     delivery: Delivery
+    fifo: bool = False
 
 
 LogEnds = Callable[[QueueInfo], Awaitable[dict[int, int]]]
@@ -79,7 +80,10 @@ class Receiver:
             await self._log_ends(queue),
             max_messages,
             visibility_timeout_ms,
-            queue.redrive.max_receive_count if queue.redrive and dead_letter_queue else 0,
+            max_receives=(
+                queue.redrive.max_receive_count if queue.redrive and dead_letter_queue else 0
+            ),
+            fifo=queue.fifo,
         )
         if not claim:
             return []
@@ -97,7 +101,7 @@ class Receiver:
             elif delivery.receive_count == 1 and record.timestamp_ms + record.delay_ms > now_ms:
                 await deliveries.defer(delivery, record.timestamp_ms + record.delay_ms)
             else:
-                received.append(ReceivedMessage(record, delivery))
+                received.append(ReceivedMessage(record, delivery, queue.fifo))
         return received
 
     async def _dead_letter_queue(self, queue: QueueInfo) -> QueueInfo | None:
@@ -130,6 +134,9 @@ class Receiver:
                     DEAD_LETTER_SOURCE: MessageAttribute("String", queue.arn),
                 },
             )
-            await self._storage.append(target.stream_id, 0, [moved])
+            offset = await self._storage.append(target.stream_id, 0, [moved])
+            if target.fifo and record.group_id is not None:
+                entry = FifoEntry(offset, record.group_id, None, record.message_id)
+                await self._control.deliveries.register_fifo(target.stream_id, [entry], 0)
             self._control.wakeups.notify(target.stream_id)
         await self._control.deliveries.remove(delivery, "dead_lettered")

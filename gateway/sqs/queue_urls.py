@@ -11,15 +11,12 @@ from urllib.parse import urlsplit
 
 from gateway.sqs.errors import SqsError, invalid_parameter
 
-_QUEUE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
+# Standard names: 1-80 of these characters; FIFO names end in ".fifo" within the 80.
+_QUEUE_NAME = re.compile(r"^(?:[A-Za-z0-9_-]{1,80}|[A-Za-z0-9_-]{1,75}\.fifo)$")
 _ACCOUNT_ID = re.compile(r"^[0-9]{12}$")
 
 
 def check_queue_name(name: str) -> str:
-    if name.endswith(".fifo"):
-        raise SqsError(
-            "UnsupportedOperation", "FIFO queues are not supported by this TideMQ version yet."
-        )
     if not _QUEUE_NAME.match(name):
         raise invalid_parameter(
             "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length"

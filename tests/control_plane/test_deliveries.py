@@ -17,7 +17,7 @@ VISIBILITY_MS = 30_000
 async def _claim(
     plane: ControlPlane, end: int, n: int = 10, max_receives: int = 0
 ) -> list[Delivery]:
-    claim = await plane.deliveries.claim(SID, {0: end}, n, VISIBILITY_MS, max_receives)
+    claim = await plane.deliveries.claim(SID, {0: end}, n, VISIBILITY_MS, max_receives=max_receives)
     assert not claim.dead_letters
     return claim.deliveries
 
@@ -146,7 +146,7 @@ async def test_a_message_received_too_often_comes_back_as_a_dead_letter(
     for _ in range(2):
         assert len(await _claim(plane, 1, max_receives=2)) == 1
         clock.advance(VISIBILITY_MS)
-    claim = await plane.deliveries.claim(SID, {0: 1}, 10, VISIBILITY_MS, 2)
+    claim = await plane.deliveries.claim(SID, {0: 1}, 10, VISIBILITY_MS, max_receives=2)
     assert claim.deliveries == []
     [dead] = claim.dead_letters
     assert dead.receive_count == 2
@@ -154,7 +154,7 @@ async def test_a_message_received_too_often_comes_back_as_a_dead_letter(
     assert not await plane.deliveries.remove(dead, "dead_lettered")
     assert (await plane.deliveries.counters(SID))["dead_lettered"] == 1
     clock.advance(10 * VISIBILITY_MS)
-    assert not await plane.deliveries.claim(SID, {0: 1}, 10, VISIBILITY_MS, 2)
+    assert not await plane.deliveries.claim(SID, {0: 1}, 10, VISIBILITY_MS, max_receives=2)
 
 
 async def test_purge_deletes_everything_at_most_once_a_minute(

@@ -48,7 +48,7 @@ async def send_message_batch(ctx: SqsContext, params: Params) -> Response:
         )
     sent = await ctx.broker.send(queue, [message for _, message in valid]) if valid else []
     successful = [
-        {"Id": entry_id, **sent_fields(message, one)}
+        {"Id": entry_id, **sent_fields(queue, message, one)}
         for (entry_id, message), one in zip(valid, sent, strict=True)
     ]
     return {"Successful": successful, "Failed": failed}

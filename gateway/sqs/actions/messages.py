@@ -24,7 +24,7 @@ async def send_message(ctx: SqsContext, params: Params) -> Response:
     if message_size(message) > queue.max_message_bytes:
         raise too_long(queue)
     [sent] = await ctx.broker.send(queue, [message])
-    return sent_fields(message, sent)
+    return sent_fields(queue, message, sent)
 
 
 @action("ReceiveMessage")
@@ -80,6 +80,20 @@ def new_message(queue: QueueInfo, params: Params) -> NewMessage:
     """A message to send, from SendMessage's (or a batch entry's) parameters, validated."""
     body = _message_body(params)
     delay_s = optional_int(params, "DelaySeconds", 0, 900)
+    group_id = _fifo_id(params, "MessageGroupId")
+    dedup_id = _fifo_id(params, "MessageDeduplicationId")
+    if queue.fifo:
+        if delay_s is not None:
+            raise _not_for_this_queue_type("DelaySeconds", delay_s)
+        if group_id is None:
+            raise missing_parameter("MessageGroupId")
+        if dedup_id is None and not queue.content_based_deduplication:
+            raise invalid_parameter(
+                "The queue should either have ContentBasedDeduplication enabled or "
+                "MessageDeduplicationId provided explicitly"
+            )
+    elif dedup_id is not None:
+        raise _not_for_this_queue_type("MessageDeduplicationId", dedup_id)
     return NewMessage(
         body=body,
         attributes=message_attributes.parse(object_map(params, "MessageAttributes")),
@@ -87,6 +101,8 @@ def new_message(queue: QueueInfo, params: Params) -> NewMessage:
             object_map(params, "MessageSystemAttributes")
         ),
         delay_ms=None if delay_s is None else delay_s * 1000,
+        group_id=group_id,
+        dedup_id=dedup_id,
     )
 
 
@@ -95,8 +111,10 @@ def message_size(message: NewMessage) -> int:
     return len(message.body) + message_attributes.size_bytes(message.attributes)
 
 
-def sent_fields(message: NewMessage, sent: SentMessage) -> Response:
+def sent_fields(queue: QueueInfo, message: NewMessage, sent: SentMessage) -> Response:
     response: Response = {"MessageId": sent.message_id, "MD5OfMessageBody": md5_hex(message.body)}
+    if queue.fifo:
+        response["SequenceNumber"] = sent.sequence_number
     if message.attributes:
         response["MD5OfMessageAttributes"] = md5_of_attributes(message.attributes)
     if message.system_attributes:
@@ -124,6 +142,12 @@ def message_out(
         value = record.system_attributes.get(name)
         if value is not None and value.string_value is not None:
             system[name] = value.string_value
+    if record.group_id is not None:
+        system["MessageGroupId"] = record.group_id
+    if record.dedup_id is not None:
+        system["MessageDeduplicationId"] = record.dedup_id
+    if received.fifo:
+        system["SequenceNumber"] = f"{record.offset:020d}"
     if "All" not in system_names:
         system = {k: v for k, v in system.items() if k in system_names}
     if system:
@@ -154,6 +178,29 @@ def _message_body(params: Params) -> bytes:
             f"Invalid characters found. Character #x{ord(bad.group()):X} is not allowed.",
         )
     return body.encode()
+
+
+# Group and deduplication ids: 1-128 alphanumeric or punctuation characters.
+_FIFO_ID = re.compile(r"^[A-Za-z0-9!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~]{1,128}$")
+
+
+def _fifo_id(params: Params, name: str) -> str | None:
+    value = params.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _FIFO_ID.match(value):
+        raise invalid_parameter(
+            f"Value {value} for parameter {name} is invalid. Reason: it must be 1 to 128 "
+            "alphanumeric or punctuation characters."
+        )
+    return value
+
+
+def _not_for_this_queue_type(name: str, value: object) -> SqsError:
+    return invalid_parameter(
+        f"Value {value} for parameter {name} is invalid. Reason: The request include "
+        "parameter that is not valid for this queue type."
+    )
 
 
 def too_long(queue: QueueInfo) -> SqsError:

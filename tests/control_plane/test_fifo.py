@@ -1,0 +1,117 @@
+"""FIFO groups, deduplication, delays and dead letters against the real Redis."""
+
+from __future__ import annotations
+
+from control_plane.clock import ManualClock
+from control_plane.deliveries import DEDUP_WINDOW_MS, Delivery, FifoEntry
+from control_plane.keys import SubscriptionKeys
+from control_plane.plane import ControlPlane
+
+SID = "f1f0f1f0"
+VISIBILITY_MS = 30_000
+
+
+async def _send(plane: ControlPlane, *groups: str, delay_ms: int = 0) -> None:
+    """Registers one message per group name given, at the next offsets."""
+    base = int(await plane.redis.hget(SubscriptionKeys(SID).cursors, "0") or 0)
+    entries = [FifoEntry(base + i, g, None, f"m{base + i}") for i, g in enumerate(groups)]
+    await plane.deliveries.register_fifo(SID, entries, delay_ms)
+
+
+async def _claim(plane: ControlPlane, n: int = 10, max_receives: int = 0) -> list[Delivery]:
+    claim = await plane.deliveries.claim(
+        SID, {0: 0}, n, VISIBILITY_MS, max_receives=max_receives, fifo=True
+    )
+    return claim.deliveries
+
+
+async def _delete(plane: ControlPlane, *deliveries: Delivery) -> None:
+    receipts = [plane.deliveries.verify(SID, d.receipt_handle) for d in deliveries]
+    assert all(await plane.deliveries.delete(receipts))
+
+
+async def test_a_group_is_delivered_in_order_and_waits_for_its_in_flight_message(
+    plane: ControlPlane,
+) -> None:
+    await _send(plane, "a", "a", "b", "a")
+    first = await _claim(plane, 1)
+    assert [d.offset for d in first] == [0]
+    assert [d.offset for d in await _claim(plane, 1)] == [2]  # group a is locked
+    assert await _claim(plane) == []
+    await _delete(plane, *first)
+    assert [d.offset for d in await _claim(plane)] == [1, 3]  # a again, in order
+
+
+async def test_an_expired_message_comes_back_before_the_rest_of_its_group(
+    plane: ControlPlane, clock: ManualClock
+) -> None:
+    await _send(plane, "a", "a")
+    [first] = await _claim(plane, 1)
+    clock.advance(VISIBILITY_MS)
+    [again] = await _claim(plane, 1)
+    assert (first.offset, again.offset, again.receive_count) == (0, 0, 2)
+    await _delete(plane, again)
+    [second] = await _claim(plane, 1)
+    assert second.offset == 1
+
+
+async def test_several_messages_of_one_group_in_one_receive_lock_it_until_all_go(
+    plane: ControlPlane, clock: ManualClock
+) -> None:
+    await _send(plane, "a", "a", "a")
+    a0, a1, a2 = await _claim(plane)
+    await _delete(plane, a0, a1)
+    assert await _claim(plane) == []
+    await _delete(plane, a2)
+    await _send(plane, "a")
+    assert [d.offset for d in await _claim(plane)] == [3]
+
+
+async def test_deduplication_returns_the_first_send_for_five_minutes(
+    plane: ControlPlane, clock: ManualClock
+) -> None:
+    first = await plane.deliveries.register_fifo(SID, [FifoEntry(0, "g", "d1", "id-0")], 0)
+    again = await plane.deliveries.register_fifo(SID, [FifoEntry(1, "g", "d1", "id-1")], 0)
+    assert (first[0].message_id, first[0].offset, first[0].duplicate) == ("id-0", 0, False)
+    assert (again[0].message_id, again[0].offset, again[0].duplicate) == ("id-0", 0, True)
+    assert [d.offset for d in await _claim(plane)] == [0]  # the duplicate is never delivered
+    clock.advance(DEDUP_WINDOW_MS)
+    later = await plane.deliveries.register_fifo(SID, [FifoEntry(2, "h", "d1", "id-2")], 0)
+    assert (later[0].message_id, later[0].duplicate) == ("id-2", False)
+
+
+async def test_a_queue_delay_holds_fifo_messages_back(
+    plane: ControlPlane, clock: ManualClock
+) -> None:
+    await _send(plane, "a", "a", delay_ms=1_000)
+    stats = await plane.deliveries.stats(SID, {0: 2}, fifo=True)
+    assert (stats.visible, stats.in_flight, stats.delayed) == (0, 0, 2)
+    assert await _claim(plane) == []
+    clock.advance(1_000)
+    assert [d.offset for d in await _claim(plane)] == [0, 1]
+
+
+async def test_a_dead_letter_holds_its_group_until_it_is_moved(
+    plane: ControlPlane, clock: ManualClock
+) -> None:
+    await _send(plane, "a", "a")
+    await _claim(plane, 1, max_receives=1)
+    clock.advance(VISIBILITY_MS)
+    claim = await plane.deliveries.claim(SID, {0: 0}, 10, VISIBILITY_MS, max_receives=1, fifo=True)
+    assert claim.deliveries == []
+    [dead] = claim.dead_letters
+    assert dead.offset == 0
+    assert await _claim(plane, max_receives=1) == []  # the group waits for the move
+    assert await plane.deliveries.remove(dead, "dead_lettered")
+    assert [d.offset for d in await _claim(plane, max_receives=1)] == [1]
+
+
+async def test_purge_forgets_every_group(plane: ControlPlane) -> None:
+    await _send(plane, "a", "b")
+    await _claim(plane, 1)
+    assert await plane.deliveries.purge(SID, {0: 2}, 60_000)
+    assert await _claim(plane) == []
+    await _send(plane, "a")
+    assert [d.offset for d in await _claim(plane)] == [2]
+    stats = await plane.deliveries.stats(SID, {0: 3}, fifo=True)
+    assert (stats.visible, stats.in_flight) == (0, 1)
