@@ -41,7 +41,9 @@ class ControlPlane:
             await redis.aclose()
             raise
         assert signing_key is not None
-        return cls(redis, clock or SystemClock(), ReceiptSigner(as_bytes(signing_key)))
+        plane = cls(redis, clock or SystemClock(), ReceiptSigner(as_bytes(signing_key)))
+        await plane.wakeups.start_relay(redis)
+        return plane
 
     async def forget_stream(self, stream_id: str, partitions: int) -> None:
         """Drops a deleted stream's subscription state and lease epochs.
@@ -53,4 +55,5 @@ class ControlPlane:
             await self.redis.delete(keys.partition_leases(stream_id))
 
     async def close(self) -> None:
+        await self.wakeups.stop_relay()
         await self.redis.aclose()

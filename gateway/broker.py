@@ -158,7 +158,10 @@ class Broker:
         """Deletes the deliveries the receipts name, in one script call. A stale receipt
         (the message was received again since) succeeds and deletes nothing, as in SQS."""
         results, receipts = self._verify(queue, receipt_handles)
-        await self.control.deliveries.delete([r for _, r in receipts])
+        deleted = await self.control.deliveries.delete([r for _, r in receipts])
+        if queue.fifo and any(deleted):
+            # The next messages of the groups may be waiting for these.
+            self.control.wakeups.notify(queue.stream_id)
         return results
 
     async def change_visibility(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -105,3 +107,20 @@ def test_queue_type_and_name_must_agree(sqs: Any) -> None:
         sqs.send_message(QueueUrl=url, MessageBody="x", MessageDeduplicationId="d")
     with pytest.raises(sqs.exceptions.InvalidAttributeName):
         sqs.create_queue(QueueName="std2", Attributes={"ContentBasedDeduplication": "true"})
+
+
+def test_a_long_poll_is_woken_when_its_group_is_unlocked(sqs: Any) -> None:
+    url = _fifo(sqs, ContentBasedDeduplication="true")
+    for body in ("first", "second"):
+        sqs.send_message(QueueUrl=url, MessageBody=body, MessageGroupId="g")
+    [first] = sqs.receive_message(QueueUrl=url, VisibilityTimeout=60)["Messages"]
+    result: dict[str, Any] = {}
+    waiting = threading.Thread(
+        target=lambda: result.update(sqs.receive_message(QueueUrl=url, WaitTimeSeconds=20))
+    )
+    waiting.start()
+    time.sleep(0.5)  # let the long poll start waiting; otherwise this checks nothing
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=first["ReceiptHandle"])
+    waiting.join(timeout=10)  # woken, not ended by its 20 s wait
+    assert not waiting.is_alive()
+    assert [m["Body"] for m in result["Messages"]] == ["second"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -70,8 +71,9 @@ def test_a_long_poll_returns_as_soon_as_a_message_is_sent(
         target=lambda: result.update(sqs.receive_message(QueueUrl=url, WaitTimeSeconds=20))
     )
     receiver.start()
+    time.sleep(0.5)  # let the long poll start waiting; otherwise this checks nothing
     gateway.sqs_client().send_message(QueueUrl=url, MessageBody="wake up")
-    receiver.join(timeout=20)
+    receiver.join(timeout=10)  # woken, not ended by its 20 s wait
     assert not receiver.is_alive()
     assert [m["Body"] for m in result["Messages"]] == ["wake up"]
 
