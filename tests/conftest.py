@@ -4,13 +4,17 @@
   `redis_url` gives each test an empty database on it.
 - `s3_endpoint`: moto's S3 server, in-process on its own port, for the whole run.
 - `gateway`: the full gateway stack (control plane + storage node + Starlette app) under
-  a real uvicorn on a free port, with a fresh data directory per test.
-- `sqs`: a real boto3 SQS client pointed at that gateway.
+  a real uvicorn on a free port, with a fresh data directory per test, and the access key
+  TEST_ACCESS_KEY_ID / TEST_SECRET_ACCESS_KEY registered for the default account.
+- `sqs`: a real boto3 SQS client pointed at that gateway, signing with that key.
+- `make_access_key`, `account_sqs`: factories of more keys, and of clients signing with
+  a new key of a given account.
 - `tidemq_up`: a factory that runs the real `tidemq up` command as a subprocess.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import signal
@@ -18,25 +22,32 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import boto3
 import pytest
 import redis
 import uvicorn
 from moto.server import ThreadedMotoServer
+from redis.asyncio import Redis
 
-from control_plane.clock import Clock
+from control_plane.access_keys import DEFAULT_ACCOUNT_ID, AccessKeys, IssuedKey
+from control_plane.clock import Clock, SystemClock
+from control_plane.secret_box import SecretBox
 from tidemq.redis_server import RedisServer, RedisServerConfig, free_port
 from tidemq.stack import build_app
 
 REGION = "us-east-1"
-# Any credentials sign requests; the gateway's own keys are issued by `tidemq up`.
+_T = TypeVar("_T")
+# The key every started gateway accepts, for the default account.
 TEST_ACCESS_KEY_ID = "TQTESTACCESSKEY00001"
 TEST_SECRET_ACCESS_KEY = "test-secret-access-key"
+TEST_ACCOUNT_ID = DEFAULT_ACCOUNT_ID
+# Every test gateway seals secrets under this key, so a restarted one reads the same keys.
+TEST_MASTER_KEY = bytes(range(32))
 
 
 @pytest.fixture(scope="session")
@@ -69,11 +80,36 @@ def s3_endpoint() -> Iterator[str]:
 class RunningGateway:
     url: str
     data_dir: Path
+    redis_url: str
     server: uvicorn.Server
     thread: threading.Thread
 
     def sqs_client(self, **config: Any) -> Any:
         return sqs_client(self.url, **config)
+
+    def create_key(
+        self,
+        account_id: str = TEST_ACCOUNT_ID,
+        access_key_id: str | None = None,
+        secret_access_key: str | None = None,
+    ) -> IssuedKey:
+        """Registers a key the gateway accepts (generated unless id and secret are given)."""
+        return asyncio.run(
+            _with_access_keys(
+                self.redis_url,
+                lambda keys: keys.create(account_id, access_key_id, secret_access_key),
+            )
+        )
+
+    def revoke_key(self, access_key_id: str) -> None:
+        asyncio.run(_with_access_keys(self.redis_url, lambda keys: keys.revoke(access_key_id)))
+
+    def client_for(self, issued: IssuedKey, **config: Any) -> Any:
+        return self.sqs_client(
+            access_key_id=issued.key.access_key_id,
+            secret_access_key=issued.secret_access_key,
+            **config,
+        )
 
     def stop(self) -> None:
         self.server.should_exit = True
@@ -92,9 +128,31 @@ def sqs_client(endpoint_url: str, **config: Any) -> Any:
     )
 
 
-def start_gateway(redis_url: str, data_dir: Path, clock: Clock | None = None) -> RunningGateway:
+async def _with_access_keys(redis_url: str, action: Callable[[AccessKeys], Awaitable[_T]]) -> _T:
+    redis = Redis.from_url(redis_url)
+    try:
+        return await action(AccessKeys(redis, SystemClock(), SecretBox(TEST_MASTER_KEY)))
+    finally:
+        await redis.aclose()
+
+
+def start_gateway(
+    redis_url: str, data_dir: Path, clock: Clock | None = None, auth_clock: Clock | None = None
+) -> RunningGateway:
+    """Starts the stack with TEST_ACCESS_KEY_ID / TEST_SECRET_ACCESS_KEY registered.
+
+    `clock` times messages; `auth_clock` checks request dates (default: the real clock).
+    """
+    asyncio.run(
+        _with_access_keys(
+            redis_url,
+            lambda keys: keys.put(TEST_ACCOUNT_ID, TEST_ACCESS_KEY_ID, TEST_SECRET_ACCESS_KEY),
+        )
+    )
     port = free_port()
-    app = build_app(redis_url, data_dir, clock=clock)
+    app = build_app(
+        redis_url, data_dir, master_key=TEST_MASTER_KEY, clock=clock, auth_clock=auth_clock
+    )
     config = uvicorn.Config(
         app, host="127.0.0.1", port=port, lifespan="on", log_config=None, access_log=False
     )
@@ -106,7 +164,7 @@ def start_gateway(redis_url: str, data_dir: Path, clock: Clock | None = None) ->
         if not thread.is_alive() or time.monotonic() > deadline:
             raise RuntimeError("gateway did not start")
         time.sleep(0.01)
-    return RunningGateway(f"http://127.0.0.1:{port}", data_dir, server, thread)
+    return RunningGateway(f"http://127.0.0.1:{port}", data_dir, redis_url, server, thread)
 
 
 @pytest.fixture
@@ -119,6 +177,28 @@ def gateway(redis_url: str, tmp_path: Path) -> Iterator[RunningGateway]:
 @pytest.fixture
 def sqs(gateway: RunningGateway) -> Any:
     return gateway.sqs_client()
+
+
+MakeAccessKey = Callable[..., IssuedKey]
+
+
+@pytest.fixture
+def make_access_key(gateway: RunningGateway) -> MakeAccessKey:
+    """`make_access_key(account_id="...", access_key_id=None, secret_access_key=None)`."""
+    return gateway.create_key
+
+
+AccountSqs = Callable[[str], Any]
+
+
+@pytest.fixture
+def account_sqs(gateway: RunningGateway) -> AccountSqs:
+    """`account_sqs("111122223333")`: a boto3 client signing with a new key of that account."""
+
+    def client(account_id: str) -> Any:
+        return gateway.client_for(gateway.create_key(account_id))
+
+    return client
 
 
 @dataclass

@@ -7,7 +7,7 @@ import logging
 import sys
 from pathlib import Path
 
-from tidemq import __version__
+from tidemq import __version__, keys_cli
 from tidemq.embedded import LaunchError, run
 from tidemq.redis_server import RedisServerError
 from tidemq.settings import Settings, SettingsError
@@ -17,10 +17,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        level=logging.INFO if args.command == "up" else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     if args.command == "up":
         return _up(args)
+    if args.command == "keys":
+        return keys_cli.run(args)
     parser.print_help()
     return 2
 
@@ -57,6 +60,7 @@ def _parser() -> argparse.ArgumentParser:
         "--data-dir", type=Path, help="where data is kept (TIDEMQ_DATA_DIR; default ./.tidemq)"
     )
     up.add_argument("--config", type=Path, help="a TOML settings file (TIDEMQ_CONFIG)")
+    keys_cli.add_parser(commands)
     return parser
 
 

@@ -4,15 +4,18 @@ Start-up, in this order, each step undone in reverse on the way out:
   1. lock the data directory (two launchers on one directory would corrupt it);
   2. check the gateway port is free, before anything slow starts;
   3. start the embedded Redis (unless a Redis URL is configured);
-  4. serve the gateway under uvicorn; its lifespan opens the control plane and the
+  4. register the admin credentials as an access key of the default account, their
+     secret sealed under the master key (TIDEMQ_MASTER_KEY or <data dir>/master.key);
+  5. serve the gateway under uvicorn; its lifespan opens the control plane and the
      storage node and, on shutdown, fsyncs the logs and closes them;
-  5. print the endpoint and credentials once the socket is listening.
+  6. print the endpoint and credentials once the socket is listening.
 SIGINT and SIGTERM stop it gracefully: uvicorn drains requests, the lifespan closes the
 logs, then Redis is stopped (it writes its AOF). The exit code is 0.
 """
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import logging
 import os
@@ -26,7 +29,11 @@ from types import FrameType
 
 import uvicorn
 
+from control_plane.access_keys import DEFAULT_ACCOUNT_ID
+from control_plane.errors import ControlPlaneError
+from tidemq.admin_key import register_admin_key
 from tidemq.credentials import Credentials, admin_credentials
+from tidemq.master_key import ensure_master_key
 from tidemq.redis_server import RedisServer, RedisServerConfig
 from tidemq.settings import Settings, SettingsError
 from tidemq.stack import build_app
@@ -49,6 +56,7 @@ def run(settings: Settings) -> None:
             )
         except ValueError as exc:
             raise SettingsError(str(exc)) from exc
+        master_key = ensure_master_key(settings.master_key, data_dir)
         redis = None
         redis_url = settings.redis_url
         if redis_url is None:
@@ -58,9 +66,14 @@ def run(settings: Settings) -> None:
         try:
             if stopping():
                 return
+            try:
+                asyncio.run(register_admin_key(redis_url, master_key, credentials))
+            except ControlPlaneError as exc:
+                raise LaunchError(f"cannot register the admin access key: {exc}") from exc
             app = build_app(
                 redis_url,
                 data_dir,
+                master_key=master_key,
                 durability=settings.durability,
                 public_url=settings.public_url,
             )
@@ -168,6 +181,7 @@ def _banner(
             "  region             us-east-1",
             f"  access key id      {credentials.access_key_id}",
             f"  secret access key  {credentials.secret_access_key}",
+            f"  account id         {DEFAULT_ACCOUNT_ID}",
             f"  data dir           {data_dir}",
             f"  redis              {redis_text}",
             "",
@@ -175,6 +189,7 @@ def _banner(
             f"  export AWS_ACCESS_KEY_ID={credentials.access_key_id} "
             f"AWS_SECRET_ACCESS_KEY={credentials.secret_access_key} AWS_DEFAULT_REGION=us-east-1",
             f"  aws --endpoint-url {endpoint} sqs list-queues",
+            f"More keys, for this account or others: tidemq keys create --data-dir {data_dir}",
             "Stop with Ctrl-C.",
             "",
         ]

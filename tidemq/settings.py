@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, get_args
 
@@ -30,7 +30,10 @@ class Settings:
     # Base of queue URLs (e.g. https://sqs.example.com); None: from each request's Host.
     public_url: str | None = None
     access_key_id: str | None = None
-    secret_access_key: str | None = None
+    secret_access_key: str | None = field(default=None, repr=False)
+    # Base64 of the 32-byte key access-key secrets are sealed under; None: the data
+    # directory's master.key (tidemq/master_key.py).
+    master_key: str | None = field(default=None, repr=False)
     durability: Durability = "fsync"
 
     @classmethod

@@ -1,4 +1,5 @@
-"""Wiring: the gateway app over a control plane and an in-process storage node.
+"""Wiring: the gateway app over a control plane and an in-process storage node, with
+request authentication against the access keys in the control plane.
 
 Used by the embedded launcher and by the test harness, so both run the same stack.
 """
@@ -11,9 +12,12 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 
-from control_plane.clock import Clock
+from control_plane.access_keys import AccessKeys
+from control_plane.clock import Clock, SystemClock
 from control_plane.plane import ControlPlane
+from control_plane.secret_box import SecretBox
 from gateway.app import create_app
+from gateway.auth.authenticator import Authenticator
 from gateway.broker import Broker
 from storage_nodes.log.log_config import Durability, LogConfig
 from storage_nodes.node import StorageNode
@@ -37,14 +41,29 @@ def build_app(
     redis_url: str,
     data_dir: Path,
     *,
+    master_key: bytes,
     durability: Durability = "fsync",
     public_url: str | None = None,
     clock: Clock | None = None,
+    auth_clock: Clock | None = None,
 ) -> Starlette:
+    """`master_key`: the key access-key secrets are sealed under (tidemq/master_key.py).
+
+    `clock` times messages (visibility, delays, retention); `auth_clock` is what request
+    dates are checked against, the system clock unless given: clients sign with the real
+    time, also when a test moves the message clock by hand.
+    """
+    box = SecretBox(master_key)
+    request_clock = auth_clock or SystemClock()
+
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with open_broker(redis_url, data_dir, durability, clock) as broker:
+            control = broker.control
             app.state.broker = broker
+            app.state.authenticator = Authenticator(
+                AccessKeys(control.redis, control.clock, box), request_clock
+            )
             yield
 
     return create_app(lifespan, public_url)

@@ -1,7 +1,10 @@
 """The SQS JSON 1.0 endpoint: `POST /` with `X-Amz-Target: AmazonSQS.<Action>`.
 
-Parses the target and the JSON body, runs the action, and writes the response or the
-error exactly as SQS does (status, `__type`, `message`, `x-amzn-query-error`).
+Reads the body once and verifies the request's signature over it before anything else
+(gateway/auth): the verified key's account is the account every queue name and URL of
+the request is resolved in. Then parses the target and the JSON body, runs the action,
+and writes the response or the error exactly as SQS does (status, `__type`, `message`,
+`x-amzn-query-error`).
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from control_plane.errors import ControlPlaneError
+from gateway.auth.authenticator import authenticate
+from gateway.auth.errors import AuthError
 from gateway.broker import Broker
 from gateway.request_body import BodyTooLarge, read_body
 from gateway.sqs.actions import ACTIONS, SqsContext
@@ -23,7 +28,6 @@ from gateway.sqs.errors import SqsError
 log = logging.getLogger(__name__)
 
 CONTENT_TYPE = "application/x-amz-json-1.0"
-DEFAULT_ACCOUNT_ID = "123456789012"
 # The largest legal request is a batch of ten 1 MiB messages plus attributes and base64.
 MAX_REQUEST_BYTES = 16 * 1024 * 1024
 _TARGET_PREFIX = "AmazonSQS."
@@ -35,7 +39,7 @@ async def sqs_endpoint(request: Request) -> Response:
         result = await _dispatch(request)
     except SqsError as exc:
         return _error(exc, request_id)
-    except ControlPlaneError as exc:
+    except (ControlPlaneError, AuthError) as exc:
         return _error(
             SqsError(
                 exc.sqs_code, str(exc), http_status=exc.http_status, sender_fault=exc.sender_fault
@@ -61,6 +65,11 @@ async def sqs_endpoint(request: Request) -> Response:
 
 
 async def _dispatch(request: Request) -> dict[str, Any]:
+    try:
+        body = await read_body(request, MAX_REQUEST_BYTES)
+    except BodyTooLarge as exc:
+        raise SqsError("RequestTooLarge", str(exc), http_status=413) from exc
+    principal = await authenticate(request, body)
     target = request.headers.get("x-amz-target", "")
     if not target.startswith(_TARGET_PREFIX):
         raise SqsError("InvalidAction", "Missing or invalid X-Amz-Target header.")
@@ -71,10 +80,6 @@ async def _dispatch(request: Request) -> dict[str, Any]:
             f"The action {target.removeprefix(_TARGET_PREFIX)} is not valid for this endpoint.",
         )
     try:
-        body = await read_body(request, MAX_REQUEST_BYTES)
-    except BodyTooLarge as exc:
-        raise SqsError("RequestTooLarge", str(exc), http_status=413) from exc
-    try:
         params = orjson.loads(body) if body else {}
     except orjson.JSONDecodeError as exc:
         raise SqsError("SerializationException", f"Malformed JSON request body: {exc}") from exc
@@ -82,7 +87,7 @@ async def _dispatch(request: Request) -> dict[str, Any]:
         raise SqsError("SerializationException", "The request body must be a JSON object.")
     broker: Broker = request.app.state.broker
     base_url = request.app.state.public_url or f"{request.url.scheme}://{request.url.netloc}"
-    return await handler(SqsContext(broker, DEFAULT_ACCOUNT_ID, base_url), params)
+    return await handler(SqsContext(broker, principal.account_id, base_url), params)
 
 
 def _error(exc: SqsError, request_id: str) -> Response:

@@ -9,16 +9,12 @@ import pytest
 from botocore.exceptions import ClientError
 
 from tests.conftest import RunningGateway
-
-JSON_1_0 = "application/x-amz-json-1.0"
+from tests.sigv4_signing import signed_post
 
 
 def _post(gateway: RunningGateway, target: str, body: bytes) -> httpx.Response:
-    return httpx.post(
-        gateway.url + "/",
-        content=body,
-        headers={"X-Amz-Target": target, "Content-Type": JSON_1_0},
-    )
+    """A correctly signed request, so what is refused is its content."""
+    return signed_post(gateway.url, target, body)
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,65 @@
+"""Who sent a request: its SigV4 signature checked against the registered access keys.
+
+The composition root builds one `Authenticator` per gateway and keeps it as
+`app.state.authenticator`; endpoints call `authenticate(request, body)` first, with the
+body they read once (the signature covers it). Keys are read from the control plane on
+every request, so a key revoked on any gateway is refused by all of them at once.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from starlette.requests import Request
+
+from control_plane.access_keys import AccessKeys
+from control_plane.clock import Clock
+from control_plane.errors import SecretUnreadable
+from gateway.auth import sigv4
+from gateway.auth.errors import AuthError, InvalidClientTokenId
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """The verified caller: the account its key belongs to, and the key it signed with."""
+
+    account_id: str
+    access_key_id: str
+
+
+class Authenticator:
+    def __init__(self, access_keys: AccessKeys, clock: Clock) -> None:
+        self._keys = access_keys
+        self._clock = clock
+
+    async def authenticate(self, request: Request, body: bytes) -> Principal:
+        """The request's principal; raises an AuthError (nothing read or changed) if the
+        request is unsigned, badly signed, stale, or signed with an unknown key."""
+        key_id = None
+        try:
+            signed = sigv4.parse(request, self._clock.now_ms())
+            key_id = signed.credential.access_key_id
+            issued = await self._keys.get(key_id)
+            if issued is None:
+                raise InvalidClientTokenId("The security token included in the request is invalid.")
+            sigv4.verify(signed, request, body, issued.secret_access_key)
+        except AuthError as exc:
+            log.info("request refused (%s, key %s): %s", exc.sqs_code, key_id or "-", exc)
+            raise
+        except SecretUnreadable:
+            log.error(
+                "access key %s cannot be decrypted: it was stored under another master key "
+                "(TIDEMQ_MASTER_KEY or <data dir>/master.key) than this gateway's",
+                key_id,
+            )
+            raise
+        return Principal(issued.key.account_id, issued.key.access_key_id)
+
+
+async def authenticate(request: Request, body: bytes) -> Principal:
+    """Authenticates with the app's authenticator; an app without one refuses to serve."""
+    authenticator: Authenticator = request.app.state.authenticator
+    return await authenticator.authenticate(request, body)
