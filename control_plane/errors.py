@@ -10,6 +10,7 @@
      +-- InvalidAttributeValue   a known attribute with a value out of its range
      +-- ReceiptHandleIsInvalid  a receipt that is malformed or fails its signature
      +-- MessageNotInflight      a visibility change for a message not in flight under it
+     +-- ResourceNotFound        a message move task handle that names no task
      +-- InvalidAccessKey        an access key with a malformed id, secret or account, or
      |                           an id already in use
      +-- SecretUnreadable        a stored secret that the master key cannot decrypt
@@ -100,6 +101,12 @@ class SecretUnreadable(ControlPlaneError):
     sqs_code = "InternalError"
     http_status = 500
     sender_fault = False
+
+
+class ResourceNotFound(ControlPlaneError):
+    sqs_code = "ResourceNotFoundException"
+    http_status = 400
+    sender_fault = True
 
 
 class ControlPlaneUnavailable(ControlPlaneError):

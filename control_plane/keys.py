@@ -38,6 +38,27 @@ def dead_letter_sources(account_id: str, queue_name: str) -> str:
     return f"{PREFIX}:{{a:{account_id}}}:dlq-sources:{queue_name}"
 
 
+def move_tasks(account_id: str) -> str:
+    """Hash: message move task id -> the task as JSON."""
+    return f"{PREFIX}:{{a:{account_id}}}:move-tasks"
+
+
+def move_tasks_of(account_id: str, source_queue: str) -> str:
+    """Sorted set of a source queue's move task ids by start time (the last ten)."""
+    return f"{PREFIX}:{{a:{account_id}}}:move-tasks:{source_queue}"
+
+
+def move_task_cancels(account_id: str) -> str:
+    """Set of the ids of running move tasks asked to stop; kept apart from the task
+    records so that a runner saving its progress cannot undo a cancel."""
+    return f"{PREFIX}:{{a:{account_id}}}:move-cancels"
+
+
+def running_move_tasks(account_id: str) -> str:
+    """Hash: source queue -> "<id of its running move task>:<heartbeat ms>"."""
+    return f"{PREFIX}:{{a:{account_id}}}:move-running"
+
+
 @dataclass(frozen=True, slots=True)
 class SubscriptionKeys:
     """The keys of one subscription (a queue's implicit one has the stream's id)."""

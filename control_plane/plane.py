@@ -10,6 +10,7 @@ from control_plane.deliveries import Deliveries
 from control_plane.errors import redis_boundary
 from control_plane.leases import Leases
 from control_plane.membership import Membership
+from control_plane.move_tasks import MoveTaskStore
 from control_plane.queues import QueueStore
 from control_plane.receipts import ReceiptSigner, new_signing_key
 from control_plane.redis_values import as_bytes
@@ -24,6 +25,7 @@ class ControlPlane:
         self.deliveries = Deliveries(redis, clock, signer)
         self.membership = Membership(redis, clock)
         self.leases = Leases(redis, clock)
+        self.move_tasks = MoveTaskStore(redis, clock)
         self.wakeups = WakeUps()
 
     @classmethod

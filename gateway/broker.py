@@ -20,8 +20,9 @@ from control_plane.errors import ControlPlaneError, MessageNotInflight, PurgeQue
 from control_plane.plane import ControlPlane
 from control_plane.queues import QueueInfo
 from control_plane.receipts import Receipt
-from gateway.receiver import ReceivedMessage, Receiver
-from storage_nodes.log.record import MessageAttribute, RecordIn
+from gateway.move_tasks import MoveTaskRunner
+from gateway.receiver import DEAD_LETTER_SOURCE, ReceivedMessage, Receiver
+from storage_nodes.log.record import MessageAttribute, Record, RecordIn
 from storage_nodes.node import StorageNode
 
 PURGE_INTERVAL_MS = 60_000
@@ -35,6 +36,9 @@ class NewMessage:
     delay_ms: int | None = None  # None: the queue's DelaySeconds
     group_id: str | None = None  # FIFO queues: required
     dedup_id: str | None = None  # FIFO queues: or the body's SHA-256 (content-based)
+    # False for a message moved back from a dead-letter queue: it must not be taken for
+    # a duplicate of its own first send.
+    deduplicate: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +63,11 @@ class Broker:
         self.control = control
         self.storage = storage
         self.receiver = Receiver(control, storage, self._log_ends)
+        self.move_tasks = MoveTaskRunner(self)
+
+    async def close(self) -> None:
+        """Stops the background work this broker runs (message move tasks)."""
+        await self.move_tasks.close()
 
     # -- queues -------------------------------------------------------------------------
 
@@ -119,7 +128,7 @@ class Broker:
         ]
         base = await self.storage.append(queue.stream_id, 0, records)
         if queue.fifo:
-            return await self._register_fifo(queue, records, base)
+            return await self._register_fifo(queue, messages, records, base)
         delayed: defaultdict[int, list[int]] = defaultdict(list)
         for i, record in enumerate(records):
             if record.delay_ms > 0:
@@ -130,14 +139,20 @@ class Broker:
         return [SentMessage(r.message_id, base + i) for i, r in enumerate(records)]
 
     async def _register_fifo(
-        self, queue: QueueInfo, records: Sequence[RecordIn], base: int
+        self,
+        queue: QueueInfo,
+        messages: Sequence[NewMessage],
+        records: Sequence[RecordIn],
+        base: int,
     ) -> list[SentMessage]:
         entries = []
-        for i, record in enumerate(records):
+        for i, (message, record) in enumerate(zip(messages, records, strict=True)):
             assert record.group_id is not None, "FIFO sends are checked to have a group"
             dedup = record.dedup_id
             if dedup is None and queue.content_based_deduplication:
                 dedup = hashlib.sha256(record.body).hexdigest()
+            if not message.deduplicate:
+                dedup = None
             if dedup is not None and queue.dedup_per_group:
                 dedup = f"{record.group_id}\0{dedup}"
             entries.append(FifoEntry(base + i, record.group_id, dedup, record.message_id))
@@ -151,6 +166,20 @@ class Broker:
         self, queue: QueueInfo, max_messages: int, visibility_timeout_ms: int, wait_ms: int
     ) -> list[ReceivedMessage]:
         return await self.receiver.receive(queue, max_messages, visibility_timeout_ms, wait_ms)
+
+    @staticmethod
+    def resend(record: Record) -> NewMessage:
+        """A dead-lettered message as it is sent back: as first sent, undelayed."""
+        system = {k: v for k, v in record.system_attributes.items() if k != DEAD_LETTER_SOURCE}
+        return NewMessage(
+            body=record.body,
+            attributes=record.attributes,
+            system_attributes=system,
+            delay_ms=0,
+            group_id=record.group_id,
+            dedup_id=record.dedup_id,
+            deduplicate=False,
+        )
 
     async def delete_messages(
         self, queue: QueueInfo, receipt_handles: Sequence[str]

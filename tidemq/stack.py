@@ -30,9 +30,11 @@ async def open_broker(
     """Opens the control plane and the storage node; closes them in reverse order."""
     control = await ControlPlane.connect(redis_url, clock)
     storage = StorageNode(data_dir / "node", LogConfig(durability=durability))
+    broker = Broker(control, storage)
     try:
-        yield Broker(control, storage)
+        yield broker
     finally:
+        await broker.close()  # background work first: it uses the two below
         await storage.close()  # flush and fsync logs before the control plane goes
         await control.close()
 

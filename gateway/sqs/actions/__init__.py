@@ -7,7 +7,7 @@ batches); importing this package registers them all.
 
 from __future__ import annotations
 
-from gateway.sqs.actions import batches, messages, queues  # noqa: F401  (they register)
+from gateway.sqs.actions import batches, messages, move_tasks, queues  # noqa: F401  (they register)
 from gateway.sqs.actions.context import ACTIONS, SqsContext
 
 __all__ = ["ACTIONS", "SqsContext"]
