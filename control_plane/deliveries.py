@@ -29,7 +29,7 @@ from control_plane.delivery_scripts import (
     PURGE,
     REMOVE,
 )
-from control_plane.errors import redis_boundary
+from control_plane.errors import OverLimit, redis_boundary
 from control_plane.fifo_scripts import CLAIM_FIFO, REGISTER_FIFO
 from control_plane.keys import SubscriptionKeys
 from control_plane.receipts import Receipt, ReceiptSigner, invalid_receipt_error
@@ -40,6 +40,9 @@ _DELIVER = 1
 DEAD_LETTER_HOLD_MS = 30_000
 # How long a FIFO deduplication id is remembered, as in SQS.
 DEDUP_WINDOW_MS = 5 * 60 * 1000
+# SQS's quotas of messages in flight (received, not deleted, visibility not over).
+MAX_IN_FLIGHT_STANDARD = 120_000
+MAX_IN_FLIGHT_FIFO = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,13 +123,15 @@ class Deliveries:
         *,
         max_receives: int = 0,
         fifo: bool = False,
+        max_in_flight: int | None = None,
     ) -> Claim:
         """Claims up to `max_messages`: due timers first, then messages below `log_ends`
         (for a FIFO queue: the first messages of the ready groups, oldest group first).
 
         `log_ends` maps partition -> the log's end offset, so the cursor never passes a
         message that is not durable yet. With `max_receives` > 0, a message already
-        received that many times comes back in `dead_letters` instead.
+        received that many times comes back in `dead_letters` instead. Raises OverLimit
+        when `max_in_flight` messages (SQS's quota by default) are in flight already.
         """
         sub = SubscriptionKeys(subscription_id)
         partitions = sorted(log_ends)
@@ -136,6 +141,7 @@ class Deliveries:
             max_messages,
             max_receives,
             DEAD_LETTER_HOLD_MS,
+            max_in_flight or (MAX_IN_FLIGHT_FIFO if fifo else MAX_IN_FLIGHT_STANDARD),
         ]
         with redis_boundary():
             if fifo:
@@ -146,6 +152,11 @@ class Deliveries:
                     args += [partition, log_ends[partition]]
                 keys = sub.core() + [sub.unacked(p) for p in partitions]
                 flat = await self._claim(keys=keys, args=args)
+        if len(flat) == 1:
+            raise OverLimit(
+                f"Too many messages in flight: at most {args[5]} may be received and not "
+                "yet deleted at once."
+            )
         claim = Claim()
         for i in range(0, len(flat), 5):
             partition_text, offset_text = as_text(flat[i + 1]).split(":")

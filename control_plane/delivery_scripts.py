@@ -75,9 +75,11 @@ CLAIM = (
 -- in ARGV's order
 -- ARGV[1] now ms, ARGV[2] visibility timeout ms, ARGV[3] max messages,
 -- ARGV[4] max receives (0: no redrive), ARGV[5] hold ms for dead letters,
--- ARGV[6..] pairs of partition, log end offset (next offset the log will write)
+-- ARGV[6] most messages in flight at once, ARGV[7..] pairs of partition, log end offset
+-- (next offset the log will write)
 -- returns a flat array, five entries a message: kind (1 deliver, 2 dead-letter it),
--- member, receive count, delivery seq, first receive ms.
+-- member, receive count, delivery seq, first receive ms; or {-1} when the subscription
+-- already has ARGV[6] messages in flight (SQS's OverLimit).
 -- Due timers come first (expired visibility, elapsed delays); a message received
 -- max-receives times already is handed back as a dead letter instead, held for
 -- ARGV[5] ms so that the caller can move it. Then the cursors advance, passing over
@@ -87,6 +89,12 @@ local visible_at = s(now + tonumber(ARGV[2]))
 local max = tonumber(ARGV[3])
 local max_receives = tonumber(ARGV[4])
 local dead_until = s(now + tonumber(ARGV[5]))
+-- In flight: timers not yet due, less the delays among them (due ones are free again).
+local later = '(' .. ARGV[1]
+local room = tonumber(ARGV[6]) - (redis.call('ZCOUNT', KEYS[1], later, '+inf')
+                                  - redis.call('ZCOUNT', KEYS[5], later, '+inf'))
+if room <= 0 then return {-1} end
+if room < max then max = room end
 local out = {}
 local function take(kind, member, count, first, due)
   local seq = redis.call('INCR', KEYS[4])
@@ -114,7 +122,7 @@ for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'L
   end
 end
 local skips = 1000
-local i, k = 6, 8
+local i, k = 7, 8
 while n < max and skips > 0 and ARGV[i] do
   local partition = ARGV[i]
   local log_end = tonumber(ARGV[i + 1])

@@ -11,6 +11,7 @@
      +-- ReceiptHandleIsInvalid  a receipt that is malformed or fails its signature
      +-- MessageNotInflight      a visibility change for a message not in flight under it
      +-- ResourceNotFound        a message move task handle that names no task
+     +-- OverLimit               a receive while the queue has its most messages in flight
      +-- InvalidAccessKey        an access key with a malformed id, secret or account, or
      |                           an id already in use
      +-- SecretUnreadable        a stored secret that the master key cannot decrypt
@@ -106,6 +107,12 @@ class SecretUnreadable(ControlPlaneError):
 class ResourceNotFound(ControlPlaneError):
     sqs_code = "ResourceNotFoundException"
     http_status = 400
+    sender_fault = True
+
+
+class OverLimit(ControlPlaneError):
+    sqs_code = "OverLimit"
+    http_status = 403
     sender_fault = True
 
 

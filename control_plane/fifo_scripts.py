@@ -73,9 +73,10 @@ CLAIM_FIFO = (
 -- KEYS[1] timers, KEYS[2] deliveries, KEYS[3] delivery seq, KEYS[4] delayed,
 -- KEYS[5..8] FIFO set, groups, group locks, ready groups
 -- ARGV[1] now ms, ARGV[2] visibility timeout ms, ARGV[3] max messages,
--- ARGV[4] max receives (0: no redrive), ARGV[5] hold ms for dead letters
+-- ARGV[4] max receives (0: no redrive), ARGV[5] hold ms for dead letters,
+-- ARGV[6] most messages in flight at once
 -- returns what CLAIM returns: five entries a message (kind 1 deliver, 2 dead-letter it;
--- member, receive count, delivery seq, first receive ms)
+-- member, receive count, delivery seq, first receive ms), or {-1} (OverLimit)
 local now = tonumber(ARGV[1])
 local visible_at = s(now + tonumber(ARGV[2]))
 local max = tonumber(ARGV[3])
@@ -99,6 +100,12 @@ for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'L
     end
   end
 end
+-- In flight: timers not yet due, less the delays among them (due ones are free again).
+local later = '(' .. ARGV[1]
+local room = tonumber(ARGV[6]) - (redis.call('ZCOUNT', KEYS[1], later, '+inf')
+                                  - redis.call('ZCOUNT', KEYS[4], later, '+inf'))
+if room <= 0 then return {-1} end
+if room < max then max = room end
 local out = {}
 local function take(kind, member, count, first, due)
   local seq = redis.call('INCR', KEYS[3])

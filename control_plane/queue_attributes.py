@@ -29,7 +29,7 @@ class IntRange:
 # The ranges and defaults are SQS's.
 INTEGER_ATTRIBUTES: Mapping[str, IntRange] = {
     "DelaySeconds": IntRange(0, 900, 0),
-    "MaximumMessageSize": IntRange(1024, 262_144, 262_144),
+    "MaximumMessageSize": IntRange(1024, 1_048_576, 262_144),
     "MessageRetentionPeriod": IntRange(60, 1_209_600, 345_600),
     "ReceiveMessageWaitTimeSeconds": IntRange(0, 20, 0),
     "VisibilityTimeout": IntRange(0, 43_200, 30),

@@ -20,7 +20,14 @@ from gateway.sqs.endpoint import sqs_endpoint
 Lifespan = Callable[[Starlette], AbstractAsyncContextManager[Any]]
 
 
-def create_app(lifespan: Lifespan, public_url: str | None = None) -> Starlette:
+DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024
+
+
+def create_app(
+    lifespan: Lifespan,
+    public_url: str | None = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+) -> Starlette:
     """`public_url`: base of queue URLs; when None they are built from the Host header."""
     app = Starlette(
         routes=[
@@ -31,4 +38,6 @@ def create_app(lifespan: Lifespan, public_url: str | None = None) -> Starlette:
         lifespan=lifespan,
     )
     app.state.public_url = public_url.rstrip("/") if public_url else None
+    # The deployment's cap on MaximumMessageSize (SQS allows queues up to 1 MiB).
+    app.state.max_message_bytes = max_message_bytes
     return app

@@ -137,7 +137,11 @@ async def _with_access_keys(redis_url: str, action: Callable[[AccessKeys], Await
 
 
 def start_gateway(
-    redis_url: str, data_dir: Path, clock: Clock | None = None, auth_clock: Clock | None = None
+    redis_url: str,
+    data_dir: Path,
+    clock: Clock | None = None,
+    auth_clock: Clock | None = None,
+    max_message_bytes: int = 256 * 1024,
 ) -> RunningGateway:
     """Starts the stack with TEST_ACCESS_KEY_ID / TEST_SECRET_ACCESS_KEY registered.
 
@@ -151,7 +155,12 @@ def start_gateway(
     )
     port = free_port()
     app = build_app(
-        redis_url, data_dir, master_key=TEST_MASTER_KEY, clock=clock, auth_clock=auth_clock
+        redis_url,
+        data_dir,
+        master_key=TEST_MASTER_KEY,
+        clock=clock,
+        auth_clock=auth_clock,
+        max_message_bytes=max_message_bytes,
     )
     config = uvicorn.Config(
         app, host="127.0.0.1", port=port, lifespan="on", log_config=None, access_log=False

@@ -76,6 +76,7 @@ def run(settings: Settings) -> None:
                 master_key=master_key,
                 durability=settings.durability,
                 public_url=settings.public_url,
+                max_message_bytes=settings.max_message_bytes,
             )
             config = uvicorn.Config(
                 app,

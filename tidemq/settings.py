@@ -35,6 +35,8 @@ class Settings:
     # directory's master.key (tidemq/master_key.py).
     master_key: str | None = field(default=None, repr=False)
     durability: Durability = "fsync"
+    # The largest MaximumMessageSize a queue may have: 256 KiB up to SQS's 1 MiB.
+    max_message_bytes: int = 256 * 1024
 
     @classmethod
     def load(
@@ -78,6 +80,13 @@ def _coerce(name: str, value: Any, source: str) -> Any:
         return port
     if name == "data_dir":
         return Path(str(value)).expanduser()
+    if name == "max_message_bytes":
+        size = int(value) if str(value).isdigit() else -1
+        if not 1024 <= size <= 1024 * 1024:
+            raise SettingsError(
+                f"max_message_bytes must be from 1024 to 1048576 ({source}: {value!r})"
+            )
+        return size
     if name == "durability":
         if value not in get_args(Durability):
             choices = ", ".join(get_args(Durability))

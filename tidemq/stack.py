@@ -16,7 +16,7 @@ from control_plane.access_keys import AccessKeys
 from control_plane.clock import Clock, SystemClock
 from control_plane.plane import ControlPlane
 from control_plane.secret_box import SecretBox
-from gateway.app import create_app
+from gateway.app import DEFAULT_MAX_MESSAGE_BYTES, create_app
 from gateway.auth.authenticator import Authenticator
 from gateway.broker import Broker
 from storage_nodes.log.log_config import Durability, LogConfig
@@ -46,6 +46,7 @@ def build_app(
     master_key: bytes,
     durability: Durability = "fsync",
     public_url: str | None = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     clock: Clock | None = None,
     auth_clock: Clock | None = None,
 ) -> Starlette:
@@ -68,4 +69,4 @@ def build_app(
             )
             yield
 
-    return create_app(lifespan, public_url)
+    return create_app(lifespan, public_url, max_message_bytes)

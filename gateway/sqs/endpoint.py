@@ -87,7 +87,10 @@ async def _dispatch(request: Request) -> dict[str, Any]:
         raise SqsError("SerializationException", "The request body must be a JSON object.")
     broker: Broker = request.app.state.broker
     base_url = request.app.state.public_url or f"{request.url.scheme}://{request.url.netloc}"
-    return await handler(SqsContext(broker, principal.account_id, base_url), params)
+    context = SqsContext(
+        broker, principal.account_id, base_url, request.app.state.max_message_bytes
+    )
+    return await handler(context, params)
 
 
 def _error(exc: SqsError, request_id: str) -> Response:

@@ -7,7 +7,7 @@ import pytest
 
 from control_plane.clock import ManualClock
 from control_plane.deliveries import Delivery
-from control_plane.errors import ReceiptHandleIsInvalid
+from control_plane.errors import OverLimit, ReceiptHandleIsInvalid
 from control_plane.plane import ControlPlane
 
 SID = "5ub5c41b"
@@ -186,3 +186,18 @@ async def test_the_ack_floor_is_the_lowest_offset_not_deleted(
     assert await plane.deliveries.ack_floor(SID, 0) == 3  # delayed is not deleted
     await _claim(plane, 5)
     assert await plane.deliveries.ack_floor(SID, 0) == 3
+
+
+async def test_receiving_stops_at_the_in_flight_quota(
+    plane: ControlPlane, clock: ManualClock
+) -> None:
+    claim = await plane.deliveries.claim(SID, {0: 5}, 10, VISIBILITY_MS, max_in_flight=3)
+    assert [d.offset for d in claim.deliveries] == [0, 1, 2]  # only room for three
+    with pytest.raises(OverLimit):
+        await plane.deliveries.claim(SID, {0: 5}, 10, VISIBILITY_MS, max_in_flight=3)
+    await _delete(plane, claim.deliveries[0])
+    claim = await plane.deliveries.claim(SID, {0: 5}, 10, VISIBILITY_MS, max_in_flight=3)
+    assert [d.offset for d in claim.deliveries] == [3]
+    clock.advance(VISIBILITY_MS)  # expired ones are free again: redelivered, in order
+    claim = await plane.deliveries.claim(SID, {0: 5}, 10, VISIBILITY_MS, max_in_flight=3)
+    assert [(d.offset, d.receive_count) for d in claim.deliveries] == [(1, 2), (2, 2), (3, 2)]

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from control_plane.clock import ManualClock
 from control_plane.deliveries import DEDUP_WINDOW_MS, Delivery, FifoEntry
+from control_plane.errors import OverLimit
 from control_plane.keys import SubscriptionKeys
 from control_plane.plane import ControlPlane
 
@@ -115,3 +118,11 @@ async def test_purge_forgets_every_group(plane: ControlPlane) -> None:
     assert [d.offset for d in await _claim(plane)] == [2]
     stats = await plane.deliveries.stats(SID, {0: 3}, fifo=True)
     assert (stats.visible, stats.in_flight) == (0, 1)
+
+
+async def test_fifo_receiving_stops_at_the_in_flight_quota(plane: ControlPlane) -> None:
+    await _send(plane, "a", "b", "c")
+    claim = await plane.deliveries.claim(SID, {0: 0}, 10, VISIBILITY_MS, fifo=True, max_in_flight=2)
+    assert [d.offset for d in claim.deliveries] == [0, 1]
+    with pytest.raises(OverLimit):
+        await plane.deliveries.claim(SID, {0: 0}, 10, VISIBILITY_MS, fifo=True, max_in_flight=2)

@@ -40,10 +40,10 @@ async def send_message_batch(ctx: SqsContext, params: Params) -> Response:
         except (SqsError, ControlPlaneError) as exc:
             failed.append(_failure(entry["Id"], exc))
     total = sum(message_size(message) for _, message in valid)
-    if total > queue.max_message_bytes:
+    if total > ctx.message_limit(queue):
         raise SqsError(
             "BatchRequestTooLong",
-            f"Batch requests cannot be longer than {queue.max_message_bytes} bytes. "
+            f"Batch requests cannot be longer than {ctx.message_limit(queue)} bytes. "
             f"You have sent {total} bytes.",
         )
     sent = await ctx.broker.send(queue, [message for _, message in valid]) if valid else []

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from control_plane.queues import QueueInfo
 from gateway.broker import Broker
 from gateway.sqs import queue_urls
+from gateway.sqs.errors import SqsError
 from gateway.sqs.params import Params, required_str
 
 Response = dict[str, Any]
@@ -19,6 +20,21 @@ class SqsContext:
     broker: Broker
     account_id: str
     base_url: str  # scheme://host[:port] that queue URLs are built on
+    max_message_bytes: int  # the deployment's cap on any queue's MaximumMessageSize
+
+    def message_limit(self, queue: QueueInfo) -> int:
+        """The most bytes a message of `queue` may have (body and attributes)."""
+        return min(queue.max_message_bytes, self.max_message_bytes)
+
+    def check_attributes(self, attributes: Mapping[str, str]) -> None:
+        """Refuses a MaximumMessageSize beyond what this deployment allows."""
+        size = attributes.get("MaximumMessageSize", "").strip()
+        if size.isdigit() and int(size) > self.max_message_bytes:
+            raise SqsError(
+                "InvalidAttributeValue",
+                "Invalid value for the parameter MaximumMessageSize. Reason: this TideMQ "
+                f"allows at most {self.max_message_bytes} (TIDEMQ_MAX_MESSAGE_BYTES).",
+            )
 
     async def queue(self, params: Params, name: str = "QueueUrl") -> QueueInfo:
         account_id, queue_name = queue_urls.resolve(required_str(params, name), self.account_id)

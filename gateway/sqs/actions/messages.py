@@ -21,8 +21,8 @@ MAX_VISIBILITY_S = 43_200
 async def send_message(ctx: SqsContext, params: Params) -> Response:
     queue = await ctx.queue(params)
     message = new_message(queue, params)
-    if message_size(message) > queue.max_message_bytes:
-        raise too_long(queue)
+    if message_size(message) > ctx.message_limit(queue):
+        raise too_long(ctx.message_limit(queue))
     [sent] = await ctx.broker.send(queue, [message])
     return sent_fields(queue, message, sent)
 
@@ -203,8 +203,8 @@ def _not_for_this_queue_type(name: str, value: object) -> SqsError:
     )
 
 
-def too_long(queue: QueueInfo) -> SqsError:
+def too_long(limit_bytes: int) -> SqsError:
     return invalid_parameter(
         "One or more parameters are invalid. Reason: Message must be shorter than "
-        f"{queue.max_message_bytes} bytes."
+        f"{limit_bytes} bytes."
     )

@@ -19,6 +19,7 @@ from gateway.sqs.params import (
 async def create_queue(ctx: SqsContext, params: Params) -> Response:
     name = queue_urls.check_queue_name(required_str(params, "QueueName"))
     attributes = string_map(params, "Attributes")
+    ctx.check_attributes(attributes)
     tags = string_map(params, "tags")
     await ctx.broker.create_queue(ctx.account_id, name, attributes, tags)
     return {"QueueUrl": ctx.queue_url(name)}
@@ -91,6 +92,7 @@ async def set_queue_attributes(ctx: SqsContext, params: Params) -> Response:
     attributes = string_map(params, "Attributes")
     if not attributes:
         raise missing_parameter("Attributes")
+    ctx.check_attributes(attributes)
     await ctx.broker.control.queues.set_attributes(queue.account_id, queue.name, attributes)
     return {}
 
