@@ -31,9 +31,11 @@ def create_app(
     """`public_url`: base of queue URLs; when None they are built from the Host header."""
     app = Starlette(
         routes=[
-            Route("/", sqs_endpoint, methods=["POST"]),
+            Route("/", sqs_endpoint, methods=["POST", "GET"]),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
+            # The Query protocol also posts to a queue's own URL: /<account id>/<queue>.
+            Route("/{account_id:int}/{queue_name}", sqs_endpoint, methods=["POST", "GET"]),
         ],
         lifespan=lifespan,
     )

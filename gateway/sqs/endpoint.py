@@ -1,10 +1,14 @@
-"""The SQS JSON 1.0 endpoint: `POST /` with `X-Amz-Target: AmazonSQS.<Action>`.
+"""The SQS endpoint: the JSON 1.0 protocol, and the Query protocol of older SDKs.
+
+JSON 1.0: `POST /` with `X-Amz-Target: AmazonSQS.<Action>` and a JSON body. Query: a
+form-encoded `POST` (or a `GET`) with `Action=<Action>`, to `/` or to a queue's URL
+(which then stands for its `QueueUrl`), answered in XML.
 
 Reads the body once and verifies the request's signature over it before anything else
 (gateway/auth): the verified key's account is the account every queue name and URL of
-the request is resolved in. Then parses the target and the JSON body, runs the action,
-and writes the response or the error exactly as SQS does (status, `__type`, `message`,
-`x-amzn-query-error`).
+the request is resolved in. Then runs the action and writes the response or the error
+exactly as SQS does in that protocol (status, error type and message, and for JSON the
+`x-amzn-query-error` header).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import logging
 import uuid
 from typing import Any
+from urllib.parse import parse_qsl
 
 import orjson
 from starlette.requests import Request
@@ -22,6 +27,7 @@ from gateway.auth.authenticator import authenticate
 from gateway.auth.errors import AuthError
 from gateway.broker import Broker
 from gateway.request_body import BodyTooLarge, read_body
+from gateway.sqs import query_protocol
 from gateway.sqs.actions import ACTIONS, SqsContext
 from gateway.sqs.errors import SqsError
 
@@ -31,72 +37,109 @@ CONTENT_TYPE = "application/x-amz-json-1.0"
 # The largest legal request is a batch of ten 1 MiB messages plus attributes and base64.
 MAX_REQUEST_BYTES = 16 * 1024 * 1024
 _TARGET_PREFIX = "AmazonSQS."
+_FORM = "application/x-www-form-urlencoded"
 
 
 async def sqs_endpoint(request: Request) -> Response:
     request_id = str(uuid.uuid4())
+    query = _is_query(request)
+    action = ""
     try:
-        result = await _dispatch(request)
+        body = await _body(request)
+        principal = await authenticate(request, body)
+        if query:
+            action, params = _query_params(request, body)
+        else:
+            action, params = _json_params(request, body)
+        handler = ACTIONS.get(action)
+        if handler is None:
+            raise SqsError("InvalidAction", f"The action {action} is not valid for this endpoint.")
+        result = await handler(_context(request, principal.account_id), params)
     except SqsError as exc:
-        return _error(exc, request_id)
+        return _error(exc, request_id, query)
     except (ControlPlaneError, AuthError) as exc:
-        return _error(
-            SqsError(
-                exc.sqs_code, str(exc), http_status=exc.http_status, sender_fault=exc.sender_fault
-            ),
-            request_id,
+        error = SqsError(
+            exc.sqs_code, str(exc), http_status=exc.http_status, sender_fault=exc.sender_fault
         )
+        return _error(error, request_id, query)
     except Exception:
         log.exception("SQS request %s failed", request_id)
-        return _error(
-            SqsError(
-                "InternalError",
-                "We encountered an internal error. Please try again.",
-                http_status=500,
-                sender_fault=False,
-            ),
-            request_id,
+        error = SqsError(
+            "InternalError",
+            "We encountered an internal error. Please try again.",
+            http_status=500,
+            sender_fault=False,
         )
-    return Response(
-        orjson.dumps(result),
-        media_type=CONTENT_TYPE,
-        headers={"x-amzn-RequestId": request_id},
-    )
+        return _error(error, request_id, query)
+    headers = {"x-amzn-RequestId": request_id}
+    if query:
+        xml = query_protocol.render(action, result, request_id)
+        return Response(xml, media_type=query_protocol.CONTENT_TYPE, headers=headers)
+    return Response(orjson.dumps(result), media_type=CONTENT_TYPE, headers=headers)
 
 
-async def _dispatch(request: Request) -> dict[str, Any]:
+def _is_query(request: Request) -> bool:
+    if "x-amz-target" in request.headers:
+        return False
+    content_type = request.headers.get("content-type", "")
+    return request.method == "GET" or content_type.startswith(_FORM)
+
+
+async def _body(request: Request) -> bytes:
     try:
-        body = await read_body(request, MAX_REQUEST_BYTES)
+        return await read_body(request, MAX_REQUEST_BYTES)
     except BodyTooLarge as exc:
         raise SqsError("RequestTooLarge", str(exc), http_status=413) from exc
-    principal = await authenticate(request, body)
+
+
+def _json_params(request: Request, body: bytes) -> tuple[str, dict[str, Any]]:
     target = request.headers.get("x-amz-target", "")
     if not target.startswith(_TARGET_PREFIX):
         raise SqsError("InvalidAction", "Missing or invalid X-Amz-Target header.")
-    handler = ACTIONS.get(target.removeprefix(_TARGET_PREFIX))
-    if handler is None:
-        raise SqsError(
-            "InvalidAction",
-            f"The action {target.removeprefix(_TARGET_PREFIX)} is not valid for this endpoint.",
-        )
     try:
         params = orjson.loads(body) if body else {}
     except orjson.JSONDecodeError as exc:
         raise SqsError("SerializationException", f"Malformed JSON request body: {exc}") from exc
     if not isinstance(params, dict):
         raise SqsError("SerializationException", "The request body must be a JSON object.")
+    return target.removeprefix(_TARGET_PREFIX), params
+
+
+def _query_params(request: Request, body: bytes) -> tuple[str, dict[str, Any]]:
+    try:
+        text = body.decode()
+    except UnicodeDecodeError as exc:
+        raise SqsError("MalformedQueryString", "The request body is not UTF-8.") from exc
+    form = dict(request.query_params)
+    form.update(parse_qsl(text, keep_blank_values=True))
+    action = form.get("Action", "")
+    if not action:
+        raise SqsError("MissingAction", "The request must contain the parameter Action.")
+    params = query_protocol.parse(action, form)
+    if request.url.path.strip("/") and "QueueUrl" not in params:
+        # Posted to a queue's URL: that URL is the queue the action is about.
+        params["QueueUrl"] = request.url.path
+    return action, params
+
+
+def _context(request: Request, account_id: str) -> SqsContext:
     broker: Broker = request.app.state.broker
     base_url = request.app.state.public_url or f"{request.url.scheme}://{request.url.netloc}"
-    context = SqsContext(
-        broker, principal.account_id, base_url, request.app.state.max_message_bytes
-    )
-    return await handler(context, params)
+    return SqsContext(broker, account_id, base_url, request.app.state.max_message_bytes)
 
 
-def _error(exc: SqsError, request_id: str) -> Response:
+def _error(exc: SqsError, request_id: str, query: bool) -> Response:
+    headers = {"x-amzn-RequestId": request_id}
+    if query:
+        return Response(
+            query_protocol.render_error(exc, request_id),
+            status_code=exc.http_status,
+            media_type=query_protocol.CONTENT_TYPE,
+            headers=headers,
+        )
     return Response(
         orjson.dumps({"__type": exc.type_name, "message": exc.message}),
         status_code=exc.http_status,
         media_type=CONTENT_TYPE,
-        headers={"x-amzn-query-error": exc.query_error, "x-amzn-RequestId": request_id},
+        headers={"x-amzn-query-error": exc.query_error, **headers},
     )
