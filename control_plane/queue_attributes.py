@@ -17,6 +17,7 @@ import orjson
 
 from control_plane.arns import parse_queue_arn
 from control_plane.errors import InvalidAttributeName, InvalidAttributeValue
+from control_plane.queue_policy import check_policy
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +75,9 @@ def validate(attributes: Mapping[str, str], fifo: bool) -> dict[str, str]:
             continue
         if name in FIFO_ATTRIBUTES and fifo:
             normalised[name] = _choice(name, value, FIFO_ATTRIBUTES[name])
+            continue
+        if name == "Policy":
+            normalised[name] = check_policy(value) if value else ""
             continue
         if name in POLICY_ATTRIBUTES:
             # An empty policy removes it (SetQueueAttributes with "").

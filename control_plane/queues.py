@@ -34,6 +34,7 @@ from control_plane.queue_attributes import (
     validate,
     with_defaults,
 )
+from control_plane.queue_policy import add_permission, remove_permission
 from control_plane.queue_scripts import CREATE_QUEUE, DELETE_QUEUE, SET_ATTRIBUTES, TAG_QUEUE
 from control_plane.redis_values import as_text
 
@@ -89,6 +90,10 @@ class QueueInfo:
     @property
     def redrive(self) -> RedrivePolicy | None:
         return redrive_policy(self.attributes)
+
+    @property
+    def policy(self) -> str | None:
+        return self.attributes.get("Policy") or None
 
     @property
     def content_based_deduplication(self) -> bool:
@@ -227,6 +232,23 @@ class QueueStore:
         with redis_boundary():
             names = await self._redis.zrangebylex(keys.queue_catalogue(account_id), low, high)
         return [as_text(name) for name in names]
+
+    async def add_permission(
+        self,
+        account_id: str,
+        name: str,
+        label: str,
+        account_ids: Sequence[str],
+        actions: Sequence[str],
+    ) -> None:
+        queue = await self.get(account_id, name)
+        policy = add_permission(queue.policy, queue.arn, label, account_ids, actions)
+        await self.set_attributes(account_id, name, {"Policy": policy})
+
+    async def remove_permission(self, account_id: str, name: str, label: str) -> None:
+        queue = await self.get(account_id, name)
+        policy = remove_permission(queue.policy, queue.arn, label)
+        await self.set_attributes(account_id, name, {"Policy": policy})
 
     async def dead_letter_sources(self, account_id: str, name: str) -> list[str]:
         """Names of the queues whose RedrivePolicy targets this one, sorted."""

@@ -54,7 +54,7 @@ async def sqs_endpoint(request: Request) -> Response:
         handler = ACTIONS.get(action)
         if handler is None:
             raise SqsError("InvalidAction", f"The action {action} is not valid for this endpoint.")
-        result = await handler(_context(request, principal.account_id), params)
+        result = await handler(_context(request, principal.account_id, action), params)
     except SqsError as exc:
         return _error(exc, request_id, query)
     except (ControlPlaneError, AuthError) as exc:
@@ -122,10 +122,10 @@ def _query_params(request: Request, body: bytes) -> tuple[str, dict[str, Any]]:
     return action, params
 
 
-def _context(request: Request, account_id: str) -> SqsContext:
+def _context(request: Request, account_id: str, action: str) -> SqsContext:
     broker: Broker = request.app.state.broker
     base_url = request.app.state.public_url or f"{request.url.scheme}://{request.url.netloc}"
-    return SqsContext(broker, account_id, base_url, request.app.state.max_message_bytes)
+    return SqsContext(broker, account_id, base_url, request.app.state.max_message_bytes, action)
 
 
 def _error(exc: SqsError, request_id: str, query: bool) -> Response:

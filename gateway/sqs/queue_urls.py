@@ -29,11 +29,9 @@ def build(base_url: str, account_id: str, name: str) -> str:
 
 
 def resolve(queue_url: str, caller_account_id: str) -> tuple[str, str]:
-    """(account id, queue name) named by a queue URL or a bare queue name.
-
-    A URL naming another account's queue is reported as not existing: one account
-    cannot learn what another has.
-    """
+    """(owner account id, queue name) named by a queue URL or a bare queue name (which
+    names one of the caller's own queues). Whether the caller may use another account's
+    queue is the queue's policy's business (gateway.sqs.actions.context)."""
     if "/" not in queue_url:
         return caller_account_id, _name_or_missing(queue_url)
     path = urlsplit(queue_url).path if "://" in queue_url else queue_url
@@ -41,8 +39,6 @@ def resolve(queue_url: str, caller_account_id: str) -> tuple[str, str]:
     if len(parts) != 2 or not _ACCOUNT_ID.match(parts[0]):
         raise SqsError("QueueDoesNotExist", "The specified queue does not exist.")
     account_id, name = parts
-    if account_id != caller_account_id:
-        raise SqsError("QueueDoesNotExist", "The specified queue does not exist.")
     return account_id, _name_or_missing(name)
 
 

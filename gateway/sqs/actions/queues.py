@@ -28,26 +28,25 @@ async def create_queue(ctx: SqsContext, params: Params) -> Response:
 @action("GetQueueUrl")
 async def get_queue_url(ctx: SqsContext, params: Params) -> Response:
     name = required_str(params, "QueueName")
-    owner = optional_str(params, "QueueOwnerAWSAccountId")
-    if owner not in (None, ctx.account_id):
-        raise SqsError("QueueDoesNotExist", "The specified queue does not exist.")
-    account_id, name = queue_urls.resolve(name, ctx.account_id)
-    await ctx.broker.get_queue(account_id, name)
-    return {"QueueUrl": ctx.queue_url(name)}
+    owner = optional_str(params, "QueueOwnerAWSAccountId") or ctx.account_id
+    _, name = queue_urls.resolve(name, ctx.account_id)
+    queue = await ctx.permitted_queue(owner, name)
+    return {"QueueUrl": ctx.queue_url(queue.name, queue.account_id)}
 
 
 @action("ListQueues")
 async def list_queues(ctx: SqsContext, params: Params) -> Response:
     prefix = optional_str(params, "QueueNamePrefix") or ""
     names = await ctx.broker.list_queues(ctx.account_id, prefix)
-    return _page(ctx, params, names, "QueueUrls")
+    return _page(ctx, params, names, "QueueUrls", ctx.account_id)
 
 
 @action("ListDeadLetterSourceQueues")
 async def list_dead_letter_source_queues(ctx: SqsContext, params: Params) -> Response:
     queue = await ctx.queue(params)
     names = await ctx.broker.control.queues.dead_letter_sources(queue.account_id, queue.name)
-    return _page(ctx, params, names, "queueUrls")  # SQS spells this one in lower case
+    # SQS spells this one in lower case.
+    return _page(ctx, params, names, "queueUrls", queue.account_id)
 
 
 @action("DeleteQueue")
@@ -77,7 +76,7 @@ async def get_queue_attributes(ctx: SqsContext, params: Params) -> Response:
         "ApproximateNumberOfMessagesNotVisible": str(stats.in_flight),
         "ApproximateNumberOfMessagesDelayed": str(stats.delayed),
     }
-    known = set(everything) | {"All", "RedrivePolicy", "RedriveAllowPolicy"}
+    known = set(everything) | {"All", "RedrivePolicy", "RedriveAllowPolicy", "Policy"}
     unknown = wanted - known
     if unknown:
         raise SqsError("InvalidAttributeName", f"Unknown Attribute {sorted(unknown)[0]}.")
@@ -124,7 +123,9 @@ async def list_queue_tags(ctx: SqsContext, params: Params) -> Response:
     return {"Tags": tags} if tags else {}
 
 
-def _page(ctx: SqsContext, params: Params, names: list[str], field: str) -> Response:
+def _page(
+    ctx: SqsContext, params: Params, names: list[str], field: str, owner_account_id: str
+) -> Response:
     """One page of queue URLs; NextToken is the last name returned."""
     max_results = optional_int(params, "MaxResults", 1, 1000)
     after = optional_str(params, "NextToken")
@@ -135,5 +136,25 @@ def _page(ctx: SqsContext, params: Params, names: list[str], field: str) -> Resp
     if max_results is not None and len(names) > max_results:
         names = names[:max_results]
         response["NextToken"] = names[-1]
-    response[field] = [ctx.queue_url(n) for n in names]
+    response[field] = [ctx.queue_url(n, owner_account_id) for n in names]
     return response
+
+
+@action("AddPermission")
+async def add_permission(ctx: SqsContext, params: Params) -> Response:
+    queue = await ctx.queue(params)
+    label = required_str(params, "Label")
+    accounts = string_list(params, "AWSAccountIds")
+    actions = string_list(params, "Actions")
+    await ctx.broker.control.queues.add_permission(
+        queue.account_id, queue.name, label, accounts, actions
+    )
+    return {}
+
+
+@action("RemovePermission")
+async def remove_permission(ctx: SqsContext, params: Params) -> Response:
+    queue = await ctx.queue(params)
+    label = required_str(params, "Label")
+    await ctx.broker.control.queues.remove_permission(queue.account_id, queue.name, label)
+    return {}
