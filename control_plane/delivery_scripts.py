@@ -48,6 +48,25 @@ local function refresh_group(fifo, locks, ready, group)
     redis.call('ZREM', ready, group)
   end
 end
+-- Room for more deliveries under the in-flight quota: the timers not yet due, less the
+-- delays among them (due ones are free to be received again).
+local function room_left(timers, delayed, now, quota)
+  local later = '(' .. now
+  return tonumber(quota) - (redis.call('ZCOUNT', timers, later, '+inf')
+                            - redis.call('ZCOUNT', delayed, later, '+inf'))
+end
+-- Hands out one delivery: a new delivery number, the message's state and its timer; adds
+-- kind, member, receive count, delivery seq and first receive ms to the claim's `out`.
+local function take(out, timers, deliveries, seq_key, kind, member, count, first, due)
+  local seq = redis.call('INCR', seq_key)
+  redis.call('HSET', deliveries, member, s(count) .. ':' .. s(seq) .. ':' .. s(first))
+  redis.call('ZADD', timers, due, member)
+  out[#out + 1] = kind
+  out[#out + 1] = member
+  out[#out + 1] = count
+  out[#out + 1] = seq
+  out[#out + 1] = s(first)
+end
 local function unlock_one(fifo, locks, ready, group)
   if redis.call('HINCRBY', locks, group, -1) <= 0 then redis.call('HDEL', locks, group) end
   refresh_group(fifo, locks, ready, group)
@@ -89,22 +108,12 @@ local visible_at = s(now + tonumber(ARGV[2]))
 local max = tonumber(ARGV[3])
 local max_receives = tonumber(ARGV[4])
 local dead_until = s(now + tonumber(ARGV[5]))
--- In flight: timers not yet due, less the delays among them (due ones are free again).
-local later = '(' .. ARGV[1]
-local room = tonumber(ARGV[6]) - (redis.call('ZCOUNT', KEYS[1], later, '+inf')
-                                  - redis.call('ZCOUNT', KEYS[5], later, '+inf'))
+local room = room_left(KEYS[1], KEYS[5], ARGV[1], ARGV[6])
 if room <= 0 then return {-1} end
 if room < max then max = room end
 local out = {}
-local function take(kind, member, count, first, due)
-  local seq = redis.call('INCR', KEYS[4])
-  redis.call('HSET', KEYS[2], member, s(count) .. ':' .. s(seq) .. ':' .. s(first))
-  redis.call('ZADD', KEYS[1], due, member)
-  out[#out + 1] = kind
-  out[#out + 1] = member
-  out[#out + 1] = count
-  out[#out + 1] = seq
-  out[#out + 1] = s(first)
+local function take_one(kind, member, count, first, due)
+  take(out, KEYS[1], KEYS[2], KEYS[4], kind, member, count, first, due)
 end
 local n = 0
 for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, max)) do
@@ -115,9 +124,9 @@ for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'L
     redis.call('ZREM', KEYS[5], member)
   end
   if max_receives > 0 and count >= max_receives then
-    take(2, member, count, first, dead_until)
+    take_one(2, member, count, first, dead_until)
   else
-    take(1, member, count + 1, first, visible_at)
+    take_one(1, member, count + 1, first, visible_at)
     n = n + 1
   end
 end
@@ -134,7 +143,7 @@ while n < max and skips > 0 and ARGV[i] do
       skips = skips - 1
     else
       redis.call('ZADD', KEYS[k], offset, s(offset))
-      take(1, member, 1, now, visible_at)
+      take_one(1, member, 1, now, visible_at)
       n = n + 1
     end
     offset = offset + 1

@@ -100,22 +100,12 @@ for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'L
     end
   end
 end
--- In flight: timers not yet due, less the delays among them (due ones are free again).
-local later = '(' .. ARGV[1]
-local room = tonumber(ARGV[6]) - (redis.call('ZCOUNT', KEYS[1], later, '+inf')
-                                  - redis.call('ZCOUNT', KEYS[4], later, '+inf'))
+local room = room_left(KEYS[1], KEYS[4], ARGV[1], ARGV[6])
 if room <= 0 then return {-1} end
 if room < max then max = room end
 local out = {}
-local function take(kind, member, count, first, due)
-  local seq = redis.call('INCR', KEYS[3])
-  redis.call('HSET', KEYS[2], member, s(count) .. ':' .. s(seq) .. ':' .. s(first))
-  redis.call('ZADD', KEYS[1], due, member)
-  out[#out + 1] = kind
-  out[#out + 1] = member
-  out[#out + 1] = count
-  out[#out + 1] = seq
-  out[#out + 1] = s(first)
+local function take_one(kind, member, count, first, due)
+  take(out, KEYS[1], KEYS[2], KEYS[3], kind, member, count, first, due)
 end
 local n = 0
 while n < max do
@@ -134,10 +124,10 @@ while n < max do
     taken = taken + 1
     if max_receives > 0 and count >= max_receives then
       -- The group waits while its first message is moved to the dead-letter queue.
-      take(2, member, count, first, dead_until)
+      take_one(2, member, count, first, dead_until)
       break
     end
-    take(1, member, count + 1, first, visible_at)
+    take_one(1, member, count + 1, first, visible_at)
     n = n + 1
   end
   if taken > 0 then redis.call('HINCRBY', KEYS[7], group, taken) end
