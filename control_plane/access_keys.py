@@ -41,11 +41,11 @@ _PREFIX = "tq:{auth}"
 ALL_KEYS = f"{_PREFIX}:keys"
 ADMIN_KEY = f"{_PREFIX}:admin"
 
-_ACCOUNT_ID = re.compile(r"^[0-9]{12}$")
+_ACCOUNT_ID = re.compile(r"^[0-9]{12}\Z")
 # AWS's own constraint is [\w]{16,128}; shorter ids are accepted so that the throwaway
 # credentials of local setups ("test", "x") can be imported unchanged.
-_KEY_ID = re.compile(r"^[A-Za-z0-9_]{1,128}$")
-_SECRET = re.compile(r"^[\x21-\x7e]{1,128}$")  # printable ASCII, no spaces
+_KEY_ID = re.compile(r"^[A-Za-z0-9_]{1,128}\Z")
+_SECRET = re.compile(r"^[\x21-\x7e]{1,128}\Z")  # printable ASCII, no spaces
 _GENERATED_ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"  # base32, as AWS's own ids
 
 

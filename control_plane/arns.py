@@ -6,7 +6,7 @@ import re
 
 # TideMQ serves one region; ARNs name it so SDKs and policies that parse them work.
 REGION = "us-east-1"
-_QUEUE_ARN = re.compile(r"^arn:aws:sqs:([a-z0-9-]+):([0-9]{12}):([A-Za-z0-9_-]{1,80}(\.fifo)?)$")
+_QUEUE_ARN = re.compile(r"^arn:aws:sqs:([a-z0-9-]+):([0-9]{12}):([A-Za-z0-9_-]{1,80}(\.fifo)?)\Z")
 
 
 def queue_arn(account_id: str, queue_name: str) -> str:

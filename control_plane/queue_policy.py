@@ -36,8 +36,8 @@ GRANTABLE_ACTIONS = frozenset(
         "ListMessageMoveTasks",
     }
 )
-_LABEL = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
-_ACCOUNT = re.compile(r"^(?:arn:aws:iam::)?([0-9]{12})(?::root)?$")
+_LABEL = re.compile(r"^[A-Za-z0-9_-]{1,80}\Z")
+_ACCOUNT = re.compile(r"^(?:arn:aws:iam::)?([0-9]{12})(?::root)?\Z")
 _BATCH_ACTIONS = {
     "SendMessageBatch": "SendMessage",
     "DeleteMessageBatch": "DeleteMessage",

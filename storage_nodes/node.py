@@ -23,7 +23,7 @@ from storage_nodes.log.record import Record, RecordIn
 
 log = logging.getLogger(__name__)
 
-_STREAM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_STREAM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 
 
 class StorageNode:

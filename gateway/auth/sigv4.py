@@ -51,7 +51,7 @@ SERVICE = "sqs"
 TERMINATOR = "aws4_request"
 MAX_SKEW = timedelta(minutes=15)
 _AMZ_DATE_FORMAT = "%Y%m%dT%H%M%SZ"
-_AMZ_DATE = re.compile(r"^[0-9]{8}T[0-9]{6}Z$")
+_AMZ_DATE = re.compile(r"^[0-9]{8}T[0-9]{6}Z\Z")
 _PRESIGNED_PARAMS = ("x-amz-algorithm", "x-amz-credential", "x-amz-signature")
 
 

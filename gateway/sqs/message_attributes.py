@@ -13,8 +13,8 @@ from gateway.sqs.errors import invalid_parameter
 from storage_nodes.log.record import MessageAttribute
 
 MAX_ATTRIBUTES = 10
-_NAME = re.compile(r"^[A-Za-z0-9_\-.]{1,256}$")
-_DATA_TYPE = re.compile(r"^(String|Number|Binary)(\.[A-Za-z0-9_\-.]{1,250})?$")
+_NAME = re.compile(r"^[A-Za-z0-9_\-.]{1,256}\Z")
+_DATA_TYPE = re.compile(r"^(String|Number|Binary)(\.[A-Za-z0-9_\-.]{1,250})?\Z")
 _RESERVED_PREFIXES = ("aws.", "amazon.")
 SYSTEM_ATTRIBUTE_NAMES = frozenset({"AWSTraceHeader"})
 

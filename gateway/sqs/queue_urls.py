@@ -12,8 +12,8 @@ from urllib.parse import urlsplit
 from gateway.sqs.errors import SqsError, invalid_parameter
 
 # Standard names: 1-80 of these characters; FIFO names end in ".fifo" within the 80.
-_QUEUE_NAME = re.compile(r"^(?:[A-Za-z0-9_-]{1,80}|[A-Za-z0-9_-]{1,75}\.fifo)$")
-_ACCOUNT_ID = re.compile(r"^[0-9]{12}$")
+_QUEUE_NAME = re.compile(r"^(?:[A-Za-z0-9_-]{1,80}|[A-Za-z0-9_-]{1,75}\.fifo)\Z")
+_ACCOUNT_ID = re.compile(r"^[0-9]{12}\Z")
 
 
 def check_queue_name(name: str) -> str:

@@ -25,7 +25,7 @@ from gateway.sqs.errors import SqsError, invalid_parameter
 from gateway.sqs.params import Params, required_str
 
 MAX_ENTRIES = 10
-_ENTRY_ID = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
+_ENTRY_ID = re.compile(r"^[A-Za-z0-9_-]{1,80}\Z")
 
 
 @action("SendMessageBatch")

@@ -181,7 +181,7 @@ def _message_body(params: Params) -> bytes:
 
 
 # Group and deduplication ids: 1-128 alphanumeric or punctuation characters.
-_FIFO_ID = re.compile(r"^[A-Za-z0-9!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~]{1,128}$")
+_FIFO_ID = re.compile(r"^[A-Za-z0-9!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~]{1,128}\Z")
 
 
 def _fifo_id(params: Params, name: str) -> str | None:

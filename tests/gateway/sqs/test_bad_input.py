@@ -106,3 +106,21 @@ def test_bad_queue_attributes_create_nothing(sqs: Any) -> None:
 def test_health(gateway: RunningGateway) -> None:
     assert httpx.get(gateway.url + "/healthz").json() == {"status": "ok"}
     assert httpx.get(gateway.url + "/readyz").json() == {"status": "ok"}
+
+
+@pytest.mark.parametrize("name", ["orders\n", "orders.fifo\n", "a\nb"])
+def test_a_trailing_newline_does_not_make_a_name_valid(sqs: Any, name: str) -> None:
+    with pytest.raises(ClientError, match="1 to 80 in length"):
+        sqs.create_queue(QueueName=name)
+    assert sqs.list_queues().get("QueueUrls", []) == []
+
+
+def test_a_trailing_newline_does_not_make_an_attribute_name_valid(sqs: Any) -> None:
+    url = sqs.create_queue(QueueName="nl")["QueueUrl"]
+    with pytest.raises(ClientError):
+        sqs.send_message(
+            QueueUrl=url,
+            MessageBody="x",
+            MessageAttributes={"name\n": {"DataType": "String", "StringValue": "v"}},
+        )
+    assert "Messages" not in sqs.receive_message(QueueUrl=url)
