@@ -2,7 +2,8 @@
 
 The composition root (tidemq) supplies the lifespan that opens the broker and stores it
 as `app.state.broker`; the gateway itself opens nothing, so tests and the embedded
-launcher build it the same way.
+launcher build it the same way. The REST API (gateway/rest) adds, within that lifespan,
+the bearer-token verifier over the broker's control plane.
 """
 
 from __future__ import annotations
@@ -12,9 +13,12 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.routing import Route
 
 from gateway.health import healthz, readyz
+from gateway.rest.auth import with_token_verifier
+from gateway.rest.routes import http_error, rest_routes
 from gateway.sqs.endpoint import sqs_endpoint
 
 Lifespan = Callable[[Starlette], AbstractAsyncContextManager[Any]]
@@ -36,8 +40,10 @@ def create_app(
             Route("/readyz", readyz, methods=["GET"]),
             # The Query protocol also posts to a queue's own URL: /<account id>/<queue>.
             Route("/{account_id:int}/{queue_name}", sqs_endpoint, methods=["POST", "GET"]),
+            *rest_routes(),
         ],
-        lifespan=lifespan,
+        exception_handlers={HTTPException: http_error},
+        lifespan=with_token_verifier(lifespan),
     )
     app.state.public_url = public_url.rstrip("/") if public_url else None
     # The deployment's cap on MaximumMessageSize (SQS allows queues up to 1 MiB).

@@ -7,6 +7,7 @@ import logging
 import sys
 from pathlib import Path
 
+from gateway.rest.openapi import document_bytes
 from tidemq import __version__, keys_cli
 from tidemq.embedded import LaunchError, run
 from tidemq.redis_server import RedisServerError
@@ -24,6 +25,8 @@ def main(argv: list[str] | None = None) -> int:
         return _up(args)
     if args.command == "keys":
         return keys_cli.run(args)
+    if args.command == "openapi":
+        return _openapi(args)
     parser.print_help()
     return 2
 
@@ -38,6 +41,19 @@ def _up(args: argparse.Namespace) -> int:
     except (SettingsError, LaunchError, RedisServerError) as exc:
         print(f"tidemq up: {exc}", file=sys.stderr)
         return 2
+    return 0
+
+
+def _openapi(args: argparse.Namespace) -> int:
+    """Writes the REST API's OpenAPI document, the one the gateway serves."""
+    output: Path = args.output
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_bytes(document_bytes())
+    except OSError as exc:
+        print(f"tidemq openapi: cannot write {output}: {exc.strerror}", file=sys.stderr)
+        return 1
+    print(f"Wrote the OpenAPI document to {output}.")
     return 0
 
 
@@ -61,6 +77,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     up.add_argument("--config", type=Path, help="a TOML settings file (TIDEMQ_CONFIG)")
     keys_cli.add_parser(commands)
+    openapi = commands.add_parser(
+        "openapi",
+        help="write the REST API's OpenAPI document",
+        description="Write the OpenAPI 3.1 document the gateway serves at /openapi.json.",
+    )
+    openapi.add_argument(
+        "--output",
+        type=Path,
+        default=Path("sdk/openapi.json"),
+        help="where to write it (default sdk/openapi.json)",
+    )
     return parser
 
 

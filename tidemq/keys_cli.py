@@ -1,4 +1,5 @@
-"""`tidemq keys create|list|revoke`: the access keys requests are signed with.
+"""`tidemq keys create|list|revoke`: the access keys requests are signed with; and
+`tidemq keys token|tokens|revoke-token`, the REST API's bearer tokens (tidemq/token_cli.py).
 
 Which Redis: `--redis-url` (TIDEMQ_REDIS_URL) when given; otherwise the embedded Redis of
 the running `tidemq up` whose data directory is `--data-dir` (TIDEMQ_DATA_DIR, default
@@ -16,7 +17,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,7 @@ from control_plane.clock import SystemClock
 from control_plane.errors import ControlPlaneError, ControlPlaneUnavailable, redis_boundary
 from control_plane.redis_values import as_text
 from control_plane.secret_box import SecretBox
+from tidemq import token_cli
 from tidemq.master_key import MASTER_KEY_FILE, load_master_key
 from tidemq.settings import Settings, SettingsError
 
@@ -87,6 +90,7 @@ def add_parser(commands: Any) -> None:
         description="Revoke an access key.",
     )
     revoke.add_argument("key_id", metavar="ACCESS_KEY_ID")
+    token_cli.add_parsers(actions, where)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -100,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
             flags={"data_dir": args.data_dir, "redis_url": args.redis_url},
             config_file=args.config,
         )
+        if args.keys_command in token_cli.COMMANDS:
+            return asyncio.run(token_cli.run(settings, args, control_redis))
         return asyncio.run(_with_keys(settings, commands[args.keys_command], args))
     except (SettingsError, KeysCliError) as exc:
         print(f"tidemq keys: {exc}", file=sys.stderr)
@@ -125,11 +131,19 @@ async def _with_keys(
             "TIDEMQ_MASTER_KEY is not set. Start `tidemq up` first (it makes the key), "
             "pass the --data-dir it uses, or set TIDEMQ_MASTER_KEY to the gateway's key."
         )
+    async with control_redis(settings) as redis:
+        return await command(AccessKeys(redis, SystemClock(), SecretBox(master_key)), args)
+
+
+@asynccontextmanager
+async def control_redis(settings: Settings) -> AsyncIterator[Redis]:
+    """The control plane's Redis: `--redis-url`, or the running `tidemq up`'s, checked."""
+    data_dir = settings.data_dir.resolve()
     redis = Redis.from_url(settings.redis_url or embedded_redis_url(data_dir))
     try:
         if settings.redis_url is None:
             await _check_embedded(redis, data_dir)
-        return await command(AccessKeys(redis, SystemClock(), SecretBox(master_key)), args)
+        yield redis
     finally:
         await redis.aclose()
 

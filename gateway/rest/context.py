@@ -1,0 +1,65 @@
+"""What every REST handler gets: the broker, the caller's account, the path's values."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from control_plane.queues import QueueInfo
+from gateway.broker import Broker
+from gateway.rest.errors import RestError, not_found_queue
+from gateway.sqs import queue_urls
+from gateway.sqs.actions.context import SqsContext
+from gateway.sqs.errors import SqsError
+
+
+@dataclass(frozen=True, slots=True)
+class RestContext:
+    broker: Broker
+    account_id: str
+    base_url: str  # scheme://host[:port] that SQS queue URLs are built on
+    max_message_bytes: int  # the deployment's cap on any queue's MaximumMessageSize
+    path_params: Mapping[str, str]
+
+    @property
+    def sqs(self) -> SqsContext:
+        """The SQS API's view of this request, for the rules both APIs share."""
+        return SqsContext(
+            broker=self.broker,
+            account_id=self.account_id,
+            base_url=self.base_url,
+            max_message_bytes=self.max_message_bytes,
+        )
+
+    async def queue(self, name: str | None = None) -> QueueInfo:
+        """The caller's queue named in the path (or `name`); QueueDoesNotExist (404) if
+        there is none, also when the name is not a queue name at all."""
+        return await self.broker.get_queue(self.account_id, self.queue_name(name))
+
+    def queue_name(self, name: str | None = None) -> str:
+        name = self.path_params["name"] if name is None else name
+        if "/" in name or name.endswith("\n"):  # a bare name only; see checked_queue_name
+            raise not_found_queue()
+        try:
+            _, checked = queue_urls.resolve(name, self.account_id)
+        except SqsError:
+            raise not_found_queue() from None
+        return checked
+
+    def queue_url(self, name: str) -> str:
+        return queue_urls.build(self.base_url, self.account_id, name)
+
+
+def checked_queue_name(name: str) -> str:
+    """A name to create a queue under, checked by the SQS API's own rule.
+
+    That rule is a regular expression ending in `$`, which in Python also matches before
+    a final line feed; a name ending in one is refused here with the rule's own error.
+    """
+    queue_urls.check_queue_name(name)
+    if name.endswith("\n"):
+        raise RestError(
+            "InvalidParameterValue",
+            "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length",
+        )
+    return name

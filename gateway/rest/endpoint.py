@@ -1,0 +1,90 @@
+"""One REST request, from bytes to bytes, in a fixed order:
+
+1. read the body, at most MAX_REQUEST_BYTES (413 past it);
+2. authenticate (401): a bearer token, or SigV4 over that body;
+3. decode and validate the body or query string into the operation's Struct (400);
+4. run the handler, which validates what depends on the queue before it changes anything;
+5. encode the result, or the error as `{"error": {"code", "message"}}`.
+
+Errors of the layers below are translated to REST errors here, at one boundary; anything
+else is a fault of ours, logged with its traceback and answered 500 without details.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from control_plane.errors import ControlPlaneError
+from gateway.auth.errors import AuthError
+from gateway.broker import Broker
+from gateway.request_body import BodyTooLarge, read_body
+from gateway.rest import codec
+from gateway.rest.auth import CHALLENGE, authenticate_rest
+from gateway.rest.context import RestContext
+from gateway.rest.errors import InternalError, RestError, TooLarge, Unauthorized, from_foreign
+from gateway.rest.operations import Operation
+from gateway.sqs.errors import SqsError
+
+log = logging.getLogger(__name__)
+
+JSON = "application/json"
+# The largest legal request: a batch of 100 messages whose bodies and attributes add up
+# to the largest MaximumMessageSize, with JSON escapes and base64 inflating them.
+MAX_REQUEST_BYTES = 8 * 1024 * 1024
+
+
+def endpoint(op: Operation) -> Callable[[Request], Awaitable[Response]]:
+    async def handle(request: Request) -> Response:
+        request_id = str(uuid.uuid4())
+        try:
+            result = await _run(op, request)
+        except RestError as exc:
+            return error_response(exc, request_id)
+        except (ControlPlaneError, SqsError, AuthError) as exc:
+            return error_response(from_foreign(exc), request_id)
+        except Exception:
+            log.exception("REST request %s (%s %s) failed", request_id, op.method, op.path)
+            internal = InternalError("InternalError", "We encountered an internal error.")
+            return error_response(internal, request_id)
+        headers = {"x-request-id": request_id}
+        if op.response is None:
+            return Response(status_code=op.status, headers=headers)
+        return Response(codec.encode(result), op.status, headers, media_type=JSON)
+
+    handle.__name__ = op.handler.__name__
+    return handle
+
+
+async def _run(op: Operation, request: Request) -> object:
+    try:
+        body = await read_body(request, MAX_REQUEST_BYTES)
+    except BodyTooLarge as exc:
+        raise TooLarge("RequestTooLarge", str(exc)) from exc
+    principal = await authenticate_rest(request, body)
+    given: object = None
+    if op.body is not None:
+        given = codec.decode_body(body, op.body, op.body_required)
+    elif op.query is not None:
+        given = codec.decode_query(request.query_params, op.query)
+    broker: Broker = request.app.state.broker
+    base_url = request.app.state.public_url or f"{request.url.scheme}://{request.url.netloc}"
+    ctx = RestContext(
+        broker,
+        principal.account_id,
+        base_url,
+        request.app.state.max_message_bytes,
+        request.path_params,
+    )
+    return await op.handler(ctx, given)
+
+
+def error_response(exc: RestError, request_id: str | None = None) -> Response:
+    headers = {"x-request-id": request_id or str(uuid.uuid4())}
+    if isinstance(exc, Unauthorized):
+        headers["www-authenticate"] = CHALLENGE
+    return Response(codec.encode(exc.body()), exc.http_status, headers, media_type=JSON)
