@@ -34,7 +34,7 @@ $(VENV)/.installed-runtime: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[test,dev]'
+	$(BIN)/pip install --quiet -e '.[test,dev,load]'
 	touch $@ $(VENV)/.installed-runtime
 
 clean:

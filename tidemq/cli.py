@@ -27,6 +27,8 @@ def main(argv: list[str] | None = None) -> int:
         return keys_cli.run(args)
     if args.command == "openapi":
         return _openapi(args)
+    if args.command == "bench":
+        return _bench(args)
     parser.print_help()
     return 2
 
@@ -57,6 +59,30 @@ def _openapi(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench(args: argparse.Namespace) -> int:
+    """Runs loadtests/bench.py: a source checkout with the `load` extra installed."""
+    try:
+        from loadtests import bench  # noqa: PLC0415 - not in the wheel, and needs aiohttp
+    except ImportError as exc:
+        print(f"tidemq bench: needs a source checkout with the load extra ({exc})", file=sys.stderr)
+        return 2
+    return bench.run(args)
+
+
+def _add_bench_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    bench = commands.add_parser(
+        "bench",
+        help="measure publish and consume throughput and latency (source checkout)",
+        description="Benchmark the hot path against a bare Starlette ceiling; "
+        "see docs/performance.md.",
+    )
+    try:
+        from loadtests.bench import add_arguments  # noqa: PLC0415 - not in the wheel
+    except ImportError:
+        return
+    add_arguments(bench)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tidemq",
@@ -77,6 +103,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     up.add_argument("--config", type=Path, help="a TOML settings file (TIDEMQ_CONFIG)")
     keys_cli.add_parser(commands)
+    _add_bench_parser(commands)
     openapi = commands.add_parser(
         "openapi",
         help="write the REST API's OpenAPI document",

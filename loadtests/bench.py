@@ -1,0 +1,227 @@
+"""`tidemq bench`: throughput and latency of TideMQ's hot path, beside a ceiling.
+
+    tidemq bench [--endpoint URL] [--json PATH] [--seconds S] [--messages N] ...
+    python -m loadtests.bench ...
+
+Starts `tidemq up` in its own process (free port, fresh data directory, `fsync`
+durability), or targets --endpoint; starts the ceiling app (loadtests/bench_ceiling.py,
+a bare Starlette POST endpoint under the gateway's uvicorn settings); runs each workload
+against TideMQ and then the same requests against the ceiling, with 256-byte messages;
+prints one table and, with --json, writes one object per workload. docs/performance.md
+has the results and what they mean.
+
+Workloads (each bounded by --messages and by --warmup plus --seconds):
+  publish_single_rest             one message per request, as fast as it goes
+  publish_single_rest_fixed_rate  the same at --rate requests a second, open loop
+  publish_batch_rest              --batch-size messages per request
+  publish_batch_sqs               SendMessageBatch of 10 through boto3
+  consume_rest                    receive --batch-size (long poll) + delete them
+  consume_sqs                     ReceiveMessage 10 + DeleteMessageBatch through boto3
+  ceiling                         the ceiling app, one 256-byte message per request
+The consume workloads read what the publish workloads left, topped up to --messages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from loadtests.bench_runs import Row
+
+WORKLOADS = (
+    "publish_single_rest",
+    "publish_single_rest_fixed_rate",
+    "publish_batch_rest",
+    "publish_batch_sqs",
+    "consume_rest",
+    "consume_sqs",
+    "ceiling",
+)
+# (what is compared, the bound, at least or at most) for the workloads the issue targets.
+TARGETS: dict[str, tuple[str, float, str]] = {
+    "publish_batch_rest": ("msgs_per_s", 50_000, ">="),
+    "consume_rest": ("msgs_per_s", 25_000, ">="),
+    "publish_single_rest_fixed_rate": ("p99_ms", 5.0, "<="),
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    target = parser.add_argument_group("target")
+    target.add_argument(
+        "--endpoint", help="a running TideMQ to measure (default: start `tidemq up` for the run)"
+    )
+    target.add_argument(
+        "--token",
+        default=os.environ.get("TIDEMQ_TOKEN"),
+        help="REST bearer token with --endpoint (TIDEMQ_TOKEN; from `tidemq keys token`)",
+    )
+    target.add_argument(
+        "--access-key-id",
+        default=os.environ.get("AWS_ACCESS_KEY_ID"),
+        help="access key for boto3 with --endpoint (AWS_ACCESS_KEY_ID)",
+    )
+    target.add_argument(
+        "--secret-access-key",
+        default=os.environ.get("AWS_SECRET_ACCESS_KEY"),
+        help="its secret (AWS_SECRET_ACCESS_KEY)",
+    )
+    target.add_argument(
+        "--dir",
+        type=Path,
+        default=Path.cwd(),
+        help="where the temporary data directory goes; its disk's fsync is measured "
+        "(default: the current directory)",
+    )
+    load = parser.add_argument_group("load")
+    load.add_argument(
+        "--workloads",
+        default=",".join(WORKLOADS),
+        help="comma-separated subset, in any order (default: all)",
+    )
+    load.add_argument("--connections", type=int, default=32, help="HTTP connections (32)")
+    load.add_argument("--batch-size", type=int, default=100, help="REST batch size (100)")
+    load.add_argument(
+        "--rate", type=float, default=1000.0, help="offered msgs/s of the fixed-rate run (1000)"
+    )
+    load.add_argument(
+        "--sqs-threads", type=int, default=8, help="boto3 threads, one client each (8)"
+    )
+    load.add_argument(
+        "--seconds", type=float, default=5.0, help="measured time per run, at most (5)"
+    )
+    load.add_argument("--warmup", type=float, default=1.0, help="unmeasured seconds first (1)")
+    load.add_argument(
+        "--messages",
+        type=int,
+        default=200_000,
+        help="messages per run, at most, the warm-up's included (200000)",
+    )
+    parser.add_argument("--json", type=Path, help="write the results here as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    # Imported here so that `tidemq --help` works without the load extra installed.
+    from loadtests.bench_servers import (  # noqa: PLC0415
+        BenchError,
+        Credentials,
+        start_ceiling,
+        start_stack,
+    )
+
+    chosen = [w.strip() for w in args.workloads.split(",") if w.strip()]
+    unknown = sorted(set(chosen) - set(WORKLOADS))
+    if unknown or not chosen:
+        print(
+            f"tidemq bench: unknown workloads {unknown}; choose from {WORKLOADS}", file=sys.stderr
+        )
+        return 2
+    if min(args.connections, args.batch_size, args.sqs_threads, args.messages) < 1 or (
+        args.seconds <= 0 or args.rate <= 0 or args.warmup < 0
+    ):
+        print("tidemq bench: counts, --seconds and --rate must be positive", file=sys.stderr)
+        return 2
+    if args.endpoint and not (args.token and args.access_key_id and args.secret_access_key):
+        print(
+            "tidemq bench: --endpoint needs --token and --access-key-id/--secret-access-key "
+            "(or TIDEMQ_TOKEN, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)",
+            file=sys.stderr,
+        )
+        return 2
+    args.dir.mkdir(parents=True, exist_ok=True)
+    load_before = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory(prefix="tidemq-bench-", dir=args.dir) as tmp:
+        work = Path(tmp)
+        stack = ceiling_server = None
+        try:
+            ceiling_server, ceiling_url = start_ceiling(work)
+            if args.endpoint:
+                endpoint = args.endpoint.rstrip("/")
+                credentials = Credentials(args.access_key_id, args.secret_access_key, args.token)
+            else:
+                stack, endpoint, credentials = start_stack(work)
+            where = f"pid {stack.pid}, " if stack else ""
+            print(f"TideMQ at {endpoint} ({where}fsync durability)", file=sys.stderr)
+            print(f"ceiling at {ceiling_url} (pid {ceiling_server.pid})", file=sys.stderr)
+            from loadtests.bench_runs import Runs  # noqa: PLC0415 - needs aiohttp, boto3
+
+            rows = Runs(args, endpoint, credentials, ceiling_url).run(chosen)
+        except BenchError as exc:
+            print(f"tidemq bench: {exc}", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            print("\ntidemq bench: interrupted", file=sys.stderr)
+            return 130
+        finally:
+            for server in (stack, ceiling_server):
+                if server is not None:
+                    server.stop()
+    print_table(rows, args, load_before)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps([row.as_json() for row in rows], indent=2) + "\n")
+        print(f"Wrote {args.json}.")
+    return 0
+
+
+def print_table(rows: list[Row], args: argparse.Namespace, load_before: float) -> None:
+    header = (
+        f"{'workload':<31} {'msgs/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'p999 ms':>8} "
+        f"{'ceiling/s':>10} {'ratio':>6} {'ceil p99':>8}  target"
+    )
+    print()
+    print(
+        f"256-byte messages, fsync durability, {args.connections} connections, "
+        f"REST batch {args.batch_size}, {args.sqs_threads} boto3 threads, "
+        f"fixed rate {args.rate:,.0f}/s; {os.cpu_count()} CPUs, 1-min load average "
+        f"{load_before:.2f} before and {os.getloadavg()[0]:.2f} after the run"
+    )
+    print(header)
+    print("-" * len(header))
+    notes: list[str] = []
+    for row in rows:
+        result, ceiling = row.result, row.ceiling
+        ratio = result.msgs_per_s / ceiling.msgs_per_s if ceiling.msgs_per_s else math.nan
+        print(
+            f"{row.workload:<31} {result.msgs_per_s:>9,.0f} {result.percentile(50):>8.2f} "
+            f"{result.percentile(99):>8.2f} {result.percentile(99.9):>8.2f} "
+            f"{ceiling.msgs_per_s:>10,.0f} {ratio:>6.2f} {ceiling.percentile(99):>8.2f}  "
+            f"{_verdict(row)}"
+        )
+        for name, measured in (("", result), (" (ceiling)", ceiling)):
+            if measured.errors:
+                notes.append(
+                    f"{row.workload}{name}: {measured.errors} failed operations, first: "
+                    f"{measured.first_error}"
+                )
+    for note in notes:
+        print(f"! {note}")
+
+
+def _verdict(row: Row) -> str:
+    target = TARGETS.get(row.workload)
+    if target is None:
+        return ""
+    field, bound, sense = target
+    value = row.result.msgs_per_s if field == "msgs_per_s" else row.result.percentile(99)
+    met = value >= bound if sense == ">=" else value <= bound
+    unit = "msgs/s" if field == "msgs_per_s" else "ms p99"
+    return f"{sense} {bound:,g} {unit}: {'met' if met else 'MISSED'}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="tidemq bench", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,220 @@
+"""Each `tidemq bench` workload, run against TideMQ and then against the ceiling app."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import secrets
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+import uvloop
+
+from loadtests.bench_load import (
+    AsyncStep,
+    Limits,
+    Measured,
+    SyncStep,
+    closed_loop,
+    open_loop,
+    threaded_closed_loop,
+)
+from loadtests.bench_servers import BenchError, Credentials
+from loadtests.bench_workloads import Rest, Sqs, rest_session
+
+PRELOAD_SECONDS = 300.0
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Row:
+    workload: str
+    result: Measured
+    ceiling: Measured  # the ceiling app under the same requests
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "workload": self.workload,
+            "msgs_per_s": _number(self.result.msgs_per_s, 1),
+            "p50_ms": _number(self.result.percentile(50), 3),
+            "p99_ms": _number(self.result.percentile(99), 3),
+            "p999_ms": _number(self.result.percentile(99.9), 3),
+            "ceiling_msgs_per_s": _number(self.ceiling.msgs_per_s, 1),
+        }
+
+
+def _number(value: float, digits: int) -> float | None:
+    return None if math.isnan(value) else round(value, digits)
+
+
+def run_async(make: Callable[[], Awaitable[T]]) -> T:
+    """One run on a fresh uvloop event loop, the loop the gateway runs on."""
+
+    async def main() -> T:
+        return await make()
+
+    return uvloop.run(main())
+
+
+class Runs:
+    def __init__(
+        self, args: argparse.Namespace, endpoint: str, credentials: Credentials, ceiling: str
+    ) -> None:
+        self.args = args
+        self.endpoint = endpoint
+        self.credentials = credentials
+        self.ceiling_url = ceiling
+        self.limits = Limits(args.messages, args.seconds, args.warmup)
+        prefix = f"bench-{secrets.token_hex(3)}"
+        self.queues = {
+            "single": f"{prefix}-single",
+            "fixed": f"{prefix}-fixed",
+            "batch": f"{prefix}-batch",
+            "sqs": f"{prefix}-sqs",
+        }
+        self._single_ceiling: Measured | None = None
+
+    def run(self, chosen: list[str]) -> list[Row]:
+        run_async(self._create_queues)
+        rows: list[Row] = []
+        try:
+            for workload in chosen:
+                print(f"{workload}:", file=sys.stderr)
+                if workload == "ceiling":
+                    ceiling = self._single_ceiling or self._rest(
+                        "ceiling", "single", lambda rest: rest.publish_single(), ceiling=True
+                    )
+                    rows.append(Row("ceiling", ceiling, ceiling))
+                    continue
+                rows.append(getattr(self, workload)())
+        finally:
+            if self.args.endpoint:
+                run_async(self._delete_queues)
+        return rows
+
+    # The workloads.
+
+    def publish_single_rest(self) -> Row:
+        result = self._rest("tidemq", "single", lambda rest: rest.publish_single())
+        ceiling = self._rest("ceiling", "single", lambda rest: rest.publish_single(), ceiling=True)
+        self._single_ceiling = ceiling
+        return Row("publish_single_rest", result, ceiling)
+
+    def publish_single_rest_fixed_rate(self) -> Row:
+        rate = self.args.rate
+        result = self._rest("tidemq", "fixed", lambda rest: rest.publish_single(), rate=rate)
+        ceiling = self._rest(
+            "ceiling", "fixed", lambda rest: rest.publish_single(), rate=rate, ceiling=True
+        )
+        return Row("publish_single_rest_fixed_rate", result, ceiling)
+
+    def publish_batch_rest(self) -> Row:
+        size = self.args.batch_size
+        result = self._rest("tidemq", "batch", lambda rest: rest.publish_batch(size))
+        ceiling = self._rest(
+            "ceiling", "batch", lambda rest: rest.publish_batch(size), ceiling=True
+        )
+        return Row("publish_batch_rest", result, ceiling)
+
+    def publish_batch_sqs(self) -> Row:
+        result = self._sqs("tidemq", lambda sqs: sqs.publish_batch())
+        ceiling = self._sqs("ceiling", lambda sqs: sqs.publish_batch(), ceiling=True)
+        return Row("publish_batch_sqs", result, ceiling)
+
+    def consume_rest(self) -> Row:
+        available = self._fill("batch")
+        size = self.args.batch_size
+        limits = Limits(available, self.args.seconds, self.args.warmup)
+        result = self._rest("tidemq", "batch", lambda rest: rest.consume(size), limits=limits)
+        ceiling = self._rest(
+            "ceiling", "batch", lambda rest: rest.consume(size), limits=limits, ceiling=True
+        )
+        return Row("consume_rest", result, ceiling)
+
+    def consume_sqs(self) -> Row:
+        available = self._fill("sqs")
+        limits = Limits(available, self.args.seconds, self.args.warmup)
+        result = self._sqs("tidemq", lambda sqs: sqs.consume(), limits=limits)
+        ceiling = self._sqs("ceiling", lambda sqs: sqs.consume(), limits=limits, ceiling=True)
+        return Row("consume_sqs", result, ceiling)
+
+    # How they run.
+
+    def _rest(
+        self,
+        where: str,
+        queue: str,
+        make: Callable[[Rest], AsyncStep],
+        *,
+        rate: float | None = None,
+        limits: Limits | None = None,
+        ceiling: bool = False,
+    ) -> Measured:
+        base = self.ceiling_url if ceiling else self.endpoint
+        bounds = limits or self.limits
+        label = f"{where} {queue}" + (f" @{rate:,.0f}/s" if rate else "")
+
+        async def go() -> Measured:
+            async with rest_session(self.args.connections, self.credentials.token) as session:
+                step = make(Rest(session, base, self.queues[queue], ceiling))
+                if rate is not None:
+                    return await open_loop(label, step, rate, bounds)
+                return await closed_loop(label, step, self.args.connections, bounds)
+
+        return run_async(go)
+
+    def _sqs(
+        self,
+        where: str,
+        make: Callable[[Sqs], SyncStep],
+        *,
+        limits: Limits | None = None,
+        ceiling: bool = False,
+    ) -> Measured:
+        endpoint = self.ceiling_url if ceiling else self.endpoint
+        sqs = Sqs(
+            endpoint,
+            self.queues["sqs"],
+            self.credentials.access_key_id,
+            self.credentials.secret_access_key,
+            ceiling,
+        )
+        steps = [make(sqs) for _ in range(self.args.sqs_threads)]
+        return threaded_closed_loop(f"{where} sqs", steps, limits or self.limits)
+
+    def _fill(self, queue: str) -> int:
+        """Tops the queue up to --messages visible messages; returns how many there are."""
+        target = self.args.messages
+
+        async def go() -> int:
+            async with rest_session(self.args.connections, self.credentials.token) as session:
+                rest = Rest(session, self.endpoint, self.queues[queue], ceiling=False)
+                missing = target - await rest.visible()
+                if missing > 0:
+                    limits = Limits(missing, PRELOAD_SECONDS, 0.0)
+                    filled = await closed_loop(
+                        f"preload {queue}", rest.publish_batch(100), self.args.connections, limits
+                    )
+                    if filled.errors:
+                        raise BenchError(f"preloading failed: {filled.first_error}")
+                return await rest.visible()
+
+        available = run_async(go)
+        if available <= 0:
+            raise BenchError(f"queue {self.queues[queue]} is empty after preloading")
+        return available
+
+    async def _create_queues(self) -> None:
+        async with rest_session(4, self.credentials.token) as session:
+            for name in self.queues.values():
+                try:
+                    await Rest(session, self.endpoint, name, ceiling=False).create()
+                except Exception as exc:
+                    raise BenchError(f"cannot create queue {name}: {exc}") from exc
+
+    async def _delete_queues(self) -> None:
+        async with rest_session(4, self.credentials.token) as session:
+            for name in self.queues.values():
+                await Rest(session, self.endpoint, name, ceiling=False).delete_queue()

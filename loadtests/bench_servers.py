@@ -1,0 +1,153 @@
+"""The processes `tidemq bench` measures: the embedded stack (`tidemq up`) and the
+ceiling app, each in its own process on a free loopback port, as in production.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from loadtests.bench_ceiling import READY_LINE
+
+BANNER_END = "Stop with Ctrl-C"
+START_TIMEOUT_S = 60.0
+STOP_TIMEOUT_S = 20.0
+ACCESS_KEY_ID = "TQBENCHADMINKEY00001"
+SECRET_ACCESS_KEY = "bench-secret-" + "0123456789abcdef" * 2
+_TOKEN_LINE = re.compile(r"^\s*token\s+(tqb_\S+)\s*$", re.MULTILINE)
+
+
+class BenchError(RuntimeError):
+    """The bench cannot run; the message says why."""
+
+
+@dataclass(frozen=True)
+class Credentials:
+    access_key_id: str
+    secret_access_key: str
+    token: str
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class ServerProcess:
+    """A child process whose output goes to a log file, ready once a line appears there."""
+
+    def __init__(self, name: str, argv: list[str], env: dict[str, str], log_path: Path) -> None:
+        self.name = name
+        self.log_path = log_path
+        with log_path.open("wb") as log_file:
+            self.process = subprocess.Popen(
+                argv, env=env, stdout=log_file, stderr=subprocess.STDOUT, cwd=os.getcwd()
+            )
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def wait_for(self, line: str, timeout_s: float = START_TIMEOUT_S) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if line in self.output():
+                return
+            if self.process.poll() is not None:
+                raise BenchError(
+                    f"{self.name} exited with code {self.process.returncode} before it was "
+                    f"ready; its output:\n{self.output()[-4000:]}"
+                )
+            time.sleep(0.05)
+        self.stop()
+        raise BenchError(
+            f"{self.name} was not ready within {timeout_s:.0f} s; its output:\n"
+            f"{self.output()[-4000:]}"
+        )
+
+    def output(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        if self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def start_stack(work_dir: Path) -> tuple[ServerProcess, str, Credentials]:
+    """`tidemq up` on a free port with a fresh data directory under `work_dir`, `fsync`
+    durability and admin credentials of our own; then a bearer token from it."""
+    data_dir = work_dir / "data"
+    port = free_port()
+    env = dict(os.environ)
+    for name in list(env):
+        if name.startswith("TIDEMQ_"):
+            del env[name]  # a developer's settings must not change what is measured
+    env.update(
+        TIDEMQ_HOST="127.0.0.1",
+        TIDEMQ_PORT=str(port),
+        TIDEMQ_DATA_DIR=str(data_dir),
+        TIDEMQ_ACCESS_KEY_ID=ACCESS_KEY_ID,
+        TIDEMQ_SECRET_ACCESS_KEY=SECRET_ACCESS_KEY,
+        TIDEMQ_DURABILITY="fsync",
+    )
+    server = ServerProcess(
+        "tidemq up",
+        [sys.executable, "-m", "tidemq.cli", "up"],
+        env,
+        work_dir / "tidemq-up.log",
+    )
+    try:
+        server.wait_for(BANNER_END)
+        token = _make_token(data_dir, env)
+    except BaseException:
+        server.stop()
+        raise
+    endpoint = f"http://127.0.0.1:{port}"
+    return server, endpoint, Credentials(ACCESS_KEY_ID, SECRET_ACCESS_KEY, token)
+
+
+def _make_token(data_dir: Path, env: dict[str, str]) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "tidemq.cli", "keys", "token", "--data-dir", str(data_dir)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=START_TIMEOUT_S,
+        check=False,
+    )
+    found = _TOKEN_LINE.search(done.stdout)
+    if done.returncode != 0 or found is None:
+        raise BenchError(
+            f"`tidemq keys token` failed (exit {done.returncode}): {done.stderr or done.stdout}"
+        )
+    return found.group(1)
+
+
+def start_ceiling(work_dir: Path) -> tuple[ServerProcess, str]:
+    port = free_port()
+    server = ServerProcess(
+        "ceiling app",
+        [sys.executable, "-m", "loadtests.bench_ceiling", "--port", str(port)],
+        dict(os.environ),
+        work_dir / "ceiling.log",
+    )
+    server.wait_for(READY_LINE)
+    return server, f"http://127.0.0.1:{port}"
