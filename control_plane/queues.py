@@ -51,6 +51,13 @@ class QueueInfo:
     modified_ms: int
     partitions: int
     attributes: Mapping[str, str] = field(hash=False)
+    # Every attribute with its default filled in, worked out once: sends and receives
+    # read several of them per message.
+    _effective: Mapping[str, str] = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        fifo = self.name.endswith(".fifo")
+        object.__setattr__(self, "_effective", with_defaults(self.attributes, fifo))
 
     @property
     def arn(self) -> str:
@@ -62,10 +69,10 @@ class QueueInfo:
 
     def all_attributes(self) -> dict[str, str]:
         """Every implemented attribute that has a value: as set, or its default."""
-        return with_defaults(self.attributes, self.fifo)
+        return dict(self._effective)
 
     def attribute_int(self, name: str) -> int:
-        return int(self.all_attributes()[name])
+        return int(self._effective[name])
 
     @property
     def visibility_timeout_ms(self) -> int:
@@ -97,11 +104,11 @@ class QueueInfo:
 
     @property
     def content_based_deduplication(self) -> bool:
-        return self.all_attributes().get("ContentBasedDeduplication") == "true"
+        return self._effective.get("ContentBasedDeduplication") == "true"
 
     @property
     def dedup_per_group(self) -> bool:
-        return self.all_attributes().get("DeduplicationScope") == "messageGroup"
+        return self._effective.get("DeduplicationScope") == "messageGroup"
 
 
 class QueueStore:

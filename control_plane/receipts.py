@@ -24,7 +24,6 @@ import hmac
 import secrets
 import struct
 from dataclasses import dataclass
-from hashlib import sha256
 
 from control_plane.errors import ReceiptHandleIsInvalid
 
@@ -66,14 +65,14 @@ class ReceiptSigner:
             + sid
             + _TAIL.pack(receipt.partition, receipt.offset, receipt.delivery_seq)
         )
-        mac = hmac.new(self._key, body, sha256).digest()[:_MAC_BYTES]
+        mac = hmac.digest(self._key, body, "sha256")[:_MAC_BYTES]
         return base64.urlsafe_b64encode(body + mac).rstrip(b"=").decode("ascii")
 
     def verify(self, handle: str) -> Receipt:
         """Returns the receipt a handle names; raises ReceiptHandleIsInvalid otherwise."""
         raw = self._decode(handle)
         body, mac = raw[:-_MAC_BYTES], raw[-_MAC_BYTES:]
-        expected = hmac.new(self._key, body, sha256).digest()[:_MAC_BYTES]
+        expected = hmac.digest(self._key, body, "sha256")[:_MAC_BYTES]
         if not hmac.compare_digest(mac, expected):
             raise invalid_receipt_error(handle)
         sid_len = body[1]
