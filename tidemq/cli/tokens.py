@@ -3,7 +3,7 @@
 A token acts in one account, like an access key, and is presented as
 `Authorization: Bearer <token>`. `token` prints it once; only its SHA-256 is kept
 (control_plane/bearer_tokens.py). Tokens live in the same control plane as the access
-keys, found the same way (tidemq/keys_cli.py); no master key is needed.
+keys, found the same way (tidemq/cli/keys.py); no master key is needed.
 """
 
 from __future__ import annotations

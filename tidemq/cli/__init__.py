@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from gateway.rest.openapi import document_bytes
-from tidemq import __version__, keys_cli
+from tidemq import __version__
+from tidemq.cli import keys as keys_cli
 from tidemq.embedded import LaunchError, run
 from tidemq.redis_server import RedisServerError
 from tidemq.settings import Settings, SettingsError
@@ -116,7 +117,3 @@ def _parser() -> argparse.ArgumentParser:
         help="where to write it (default sdk/openapi.json)",
     )
     return parser
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,5 +1,5 @@
 """`tidemq keys create|list|revoke`: the access keys requests are signed with; and
-`tidemq keys token|tokens|revoke-token`, the REST API's bearer tokens (tidemq/token_cli.py).
+`tidemq keys token|tokens|revoke-token`, the REST API's bearer tokens (tidemq/cli/tokens.py).
 
 Which Redis: `--redis-url` (TIDEMQ_REDIS_URL) when given; otherwise the embedded Redis of
 the running `tidemq up` whose data directory is `--data-dir` (TIDEMQ_DATA_DIR, default
@@ -30,7 +30,7 @@ from control_plane.clock import SystemClock
 from control_plane.errors import ControlPlaneError, ControlPlaneUnavailable, redis_boundary
 from control_plane.redis_values import as_text
 from control_plane.secret_box import SecretBox
-from tidemq import token_cli
+from tidemq.cli import tokens as token_cli
 from tidemq.master_key import MASTER_KEY_FILE, load_master_key
 from tidemq.settings import Settings, SettingsError
 
