@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import uuid
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from control_plane.errors import ControlPlaneError, MessageNotInflight, PurgeQue
 from control_plane.plane import ControlPlane
 from control_plane.queues import QueueInfo
 from control_plane.receipts import Receipt
+from gateway.message_ids import new_message_ids
 from gateway.move_tasks import MoveTaskRunner
 from gateway.receiver import DEAD_LETTER_SOURCE, ReceivedMessage, Receiver
 from storage_nodes.log.record import MessageAttribute, Record, RecordIn
@@ -113,9 +113,10 @@ class Broker:
         """Appends the messages to the queue's log in one batch and registers their delays
         (FIFO: their groups); returns once they are durable."""
         now_ms = self.control.clock.now_ms()
+        message_ids = new_message_ids(len(messages))
         records = [
             RecordIn(
-                message_id=str(uuid.uuid4()),
+                message_id=message_ids[i],
                 timestamp_ms=now_ms,
                 body=message.body,
                 group_id=message.group_id,
@@ -124,7 +125,7 @@ class Broker:
                 system_attributes=message.system_attributes,
                 delay_ms=queue.delay_ms if message.delay_ms is None else message.delay_ms,
             )
-            for message in messages
+            for i, message in enumerate(messages)
         ]
         base = await self.storage.append(queue.stream_id, 0, records)
         if queue.fifo:
