@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from control_plane.queues import QueueInfo
 from gateway.broker import Broker
-from gateway.rest.errors import RestError, not_found_queue
+from gateway.rest.errors import not_found_queue
 from gateway.sqs import queue_urls
 from gateway.sqs.actions.context import SqsContext
 from gateway.sqs.errors import SqsError
@@ -38,7 +38,7 @@ class RestContext:
 
     def queue_name(self, name: str | None = None) -> str:
         name = self.path_params["name"] if name is None else name
-        if "/" in name or name.endswith("\n"):  # a bare name only; see checked_queue_name
+        if "/" in name:  # a bare name only: REST names the caller's own queues
             raise not_found_queue()
         try:
             _, checked = queue_urls.resolve(name, self.account_id)
@@ -48,18 +48,3 @@ class RestContext:
 
     def queue_url(self, name: str) -> str:
         return queue_urls.build(self.base_url, self.account_id, name)
-
-
-def checked_queue_name(name: str) -> str:
-    """A name to create a queue under, checked by the SQS API's own rule.
-
-    That rule is a regular expression ending in `$`, which in Python also matches before
-    a final line feed; a name ending in one is refused here with the rule's own error.
-    """
-    queue_urls.check_queue_name(name)
-    if name.endswith("\n"):
-        raise RestError(
-            "InvalidParameterValue",
-            "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length",
-        )
-    return name

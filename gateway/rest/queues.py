@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from control_plane.queues import QueueInfo
-from gateway.rest.context import RestContext, checked_queue_name
+from gateway.rest.context import RestContext
 from gateway.rest.operations import operation
 from gateway.rest.shapes.queues import (
     AddTags,
@@ -18,6 +18,7 @@ from gateway.rest.shapes.queues import (
     SetQueueAttributes,
     TagList,
 )
+from gateway.sqs.queue_urls import check_queue_name
 
 TAG = "queues"
 
@@ -48,7 +49,7 @@ async def create_queue(ctx: RestContext, request: CreateQueue) -> Queue:
     409 QueueNameExists, and within 60 s of deleting a queue of that name a 409
     QueueDeletedRecently, as on SQS.
     """
-    name = checked_queue_name(request.name)
+    name = check_queue_name(request.name)
     ctx.sqs.check_attributes(request.attributes or {})
     queue = await ctx.broker.create_queue(
         ctx.account_id, name, request.attributes or {}, request.tags or {}
