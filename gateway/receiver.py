@@ -13,6 +13,7 @@ Every claimed message is checked against its record before it goes out:
 from __future__ import annotations
 
 import logging
+from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -87,15 +88,15 @@ class Receiver:
         )
         if not claim:
             return []
-        offsets = [d.offset for d in claim.deliveries + claim.dead_letters]
-        records = await self._storage.read_offsets(queue.stream_id, 0, offsets)
+        records = await self._records(queue, claim.deliveries + claim.dead_letters)
         for dead in claim.dead_letters:
             assert dead_letter_queue is not None
-            await self._dead_letter(queue, dead_letter_queue, dead, records.get(dead.offset))
+            record = records.get((dead.partition, dead.offset))
+            await self._dead_letter(queue, dead_letter_queue, dead, record)
         now_ms = self._control.clock.now_ms()
         received = []
         for delivery in claim.deliveries:
-            record = records.get(delivery.offset)
+            record = records.get((delivery.partition, delivery.offset))
             if record is None or record.timestamp_ms + queue.retention_ms <= now_ms:
                 await deliveries.remove(delivery, "expired")
             elif delivery.receive_count == 1 and record.timestamp_ms + record.delay_ms > now_ms:
@@ -103,6 +104,19 @@ class Receiver:
             else:
                 received.append(ReceivedMessage(record, delivery, queue.fifo))
         return received
+
+    async def _records(
+        self, queue: QueueInfo, deliveries: list[Delivery]
+    ) -> dict[tuple[int, int], Record]:
+        """The claimed messages' records by (partition, offset), one read a partition."""
+        by_partition: defaultdict[int, list[int]] = defaultdict(list)
+        for delivery in deliveries:
+            by_partition[delivery.partition].append(delivery.offset)
+        records = {}
+        for partition, offsets in by_partition.items():
+            found = await self._storage.read_offsets(queue.stream_id, partition, offsets)
+            records.update({(partition, offset): r for offset, r in found.items()})
+        return records
 
     async def _dead_letter_queue(self, queue: QueueInfo) -> QueueInfo | None:
         redrive = queue.redrive
