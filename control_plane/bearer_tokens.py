@@ -15,8 +15,10 @@ Keys, under the hash tag `{auth}` beside the access keys:
     tq:{auth}:token-ids            hash: token id -> sha256 hex
 
 A token's hash expires in Redis a week after the token does, so for that week a request
-presenting it is told it expired rather than that it is unknown. Nothing is cached: a
-revoked token is refused by every gateway from the next request on.
+presenting it is told it expired rather than that it is unknown. A gateway keeps the
+records it looked up (control_plane/metadata_cache.py); revoking publishes the record's
+invalidation inside the revoking script, so a revoked token is refused by every gateway
+from the next request on.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from redis.asyncio import Redis
 from control_plane.access_keys import DEFAULT_ACCOUNT_ID
 from control_plane.clock import Clock
 from control_plane.errors import InvalidParameterValue, redis_boundary
+from control_plane.metadata_cache import MetadataCache, publish_invalidation
 from control_plane.redis_values import as_text
 
 log = logging.getLogger(__name__)
@@ -63,15 +66,20 @@ redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 return 1
 """
 
-REVOKE_SCRIPT = """
+REVOKE_SCRIPT = (
+    """
 -- KEYS[1] the token's hash, KEYS[2] token id -> SHA-256 (hash)
 -- ARGV[1] token id, ARGV[2] the SHA-256 hex the caller read for it
 -- returns 1 if revoked, 0 if the id no longer names that token (nothing changed)
 if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
+"""
+    + publish_invalidation("KEYS[1]")
+    + """
 return 1
 """
+)
 
 
 def token_record(digest: str) -> str:
@@ -104,9 +112,11 @@ class IssuedToken:
 
 
 class BearerTokens:
-    def __init__(self, redis: Redis, clock: Clock) -> None:
+    def __init__(self, redis: Redis, clock: Clock, cache: MetadataCache | None = None) -> None:
+        """`cache`: the gateway's metadata cache; without one every lookup reads Redis."""
         self._redis = redis
         self._clock = clock
+        self._cache = cache or MetadataCache()
         self._create = redis.register_script(CREATE_SCRIPT)
         self._revoke = redis.register_script(REVOKE_SCRIPT)
 
@@ -141,9 +151,18 @@ class BearerTokens:
         """The record of a presented token (expired or not); None if it names none."""
         if not _TOKEN.match(token):
             return None
+        key = token_record(digest_of(token))
+        cached = await self._cache.get(key)
+        if isinstance(cached, BearerToken):
+            return cached
+        generation = self._cache.generation
         with redis_boundary():
-            fields = await self._redis.hgetall(token_record(digest_of(token)))
-        return _record(fields) if fields else None
+            fields = await self._redis.hgetall(key)
+        if not fields:
+            return None
+        found = _record(fields)
+        self._cache.put(key, found, generation)
+        return found
 
     async def revoke(self, token_or_id: str) -> BearerToken | None:
         """Removes the token named by its id or by the token itself; None if none."""
@@ -162,6 +181,7 @@ class BearerTokens:
             record = token_record(as_text(digest))
             fields = await self._redis.hgetall(record)
             revoked = await self._revoke(keys=[record, TOKEN_IDS], args=[token_id, digest])
+        self._cache.invalidate(record)  # this process at once, not when the message is back
         if not int(revoked) or not fields:  # revoked meanwhile, or dropped after expiring
             return None
         token = _record(fields)

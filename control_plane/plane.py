@@ -10,6 +10,7 @@ from control_plane.deliveries import Deliveries
 from control_plane.errors import redis_boundary
 from control_plane.leases import Leases
 from control_plane.membership import Membership
+from control_plane.metadata_cache import MetadataCache
 from control_plane.move_tasks import MoveTaskStore
 from control_plane.queues import QueueStore
 from control_plane.receipts import ReceiptSigner, new_signing_key
@@ -21,7 +22,9 @@ class ControlPlane:
     def __init__(self, redis: Redis, clock: Clock, signer: ReceiptSigner) -> None:
         self.redis = redis
         self.clock = clock
-        self.queues = QueueStore(redis, clock)
+        # Filled only once `connect` has subscribed to its invalidations.
+        self.metadata_cache = MetadataCache()
+        self.queues = QueueStore(redis, clock, self.metadata_cache)
         self.deliveries = Deliveries(redis, clock, signer)
         self.membership = Membership(redis, clock)
         self.leases = Leases(redis, clock)
@@ -45,6 +48,7 @@ class ControlPlane:
         assert signing_key is not None
         plane = cls(redis, clock or SystemClock(), ReceiptSigner(as_bytes(signing_key)))
         await plane.wakeups.start_relay(redis)
+        await plane.metadata_cache.start(redis)
         return plane
 
     async def forget_stream(self, stream_id: str, partitions: int) -> None:
@@ -57,5 +61,6 @@ class ControlPlane:
             await self.redis.delete(keys.partition_leases(stream_id))
 
     async def close(self) -> None:
+        await self.metadata_cache.stop()
         await self.wakeups.stop_relay()
         await self.redis.aclose()

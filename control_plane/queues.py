@@ -4,6 +4,10 @@ A queue is a stream with one implicit subscription. Each creation gets a fresh s
 so a queue deleted and created again under the same name starts from an empty log and
 old receipt handles name nothing in it. A deleted name stays reserved for 60 seconds, as
 in SQS. Every change is one script over the account's keys.
+
+Lookups go through the gateway's metadata cache (control_plane/metadata_cache.py): the
+scripts that change or delete a queue publish its invalidation before they answer, so a
+deleted queue or a changed attribute takes effect on every gateway from the next request.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from control_plane.errors import (
     QueueNameExists,
     redis_boundary,
 )
+from control_plane.metadata_cache import MetadataCache
 from control_plane.queue_attributes import (
     RedrivePolicy,
     check_combination,
@@ -112,9 +117,11 @@ class QueueInfo:
 
 
 class QueueStore:
-    def __init__(self, redis: Redis, clock: Clock) -> None:
+    def __init__(self, redis: Redis, clock: Clock, cache: MetadataCache | None = None) -> None:
+        """`cache`: the gateway's metadata cache; without one every lookup reads Redis."""
         self._redis = redis
         self._clock = clock
+        self._cache = cache or MetadataCache()
         self._create = redis.register_script(CREATE_QUEUE)
         self._delete = redis.register_script(DELETE_QUEUE)
         self._set_attributes = redis.register_script(SET_ATTRIBUTES)
@@ -168,7 +175,7 @@ class QueueStore:
                 "another with the same name."
             )
         if int(created) == 0:
-            existing = await self.get(account_id, name)
+            existing = await self._read(account_id, name)
             if dict(existing.attributes) != wanted:
                 raise QueueNameExists(
                     "A queue already exists with the same name and a different value for "
@@ -178,6 +185,17 @@ class QueueStore:
         return QueueInfo(account_id, name, stream_id, now_ms, now_ms, 1, wanted)
 
     async def get(self, account_id: str, name: str) -> QueueInfo:
+        key = keys.queue_metadata(account_id, name)
+        cached = await self._cache.get(key)
+        if isinstance(cached, QueueInfo):
+            return cached
+        generation = self._cache.generation
+        queue = await self._read(account_id, name)
+        self._cache.put(key, queue, generation)
+        return queue
+
+    async def _read(self, account_id: str, name: str) -> QueueInfo:
+        """The queue as Redis has it now: what a change is worked out from."""
         with redis_boundary():
             fields = await self._redis.hgetall(keys.queue_metadata(account_id, name))
         if not fields:
@@ -196,7 +214,7 @@ class QueueStore:
         self, account_id: str, name: str, attributes: Mapping[str, str]
     ) -> QueueInfo:
         """Changes the given attributes (an empty policy removes it); the rest stay."""
-        queue = await self.get(account_id, name)
+        queue = await self._read(account_id, name)
         if "FifoQueue" in attributes:
             raise InvalidAttributeValue("A queue's type cannot be changed after it is created.")
         merged = {**queue.attributes, **validate(attributes, queue.fifo)}
@@ -218,18 +236,20 @@ class QueueStore:
                     1 if new else 0,
                 ],
             )
+        self._cache.invalidate(metadata)  # this process at once, not when the message is back
         if not int(changed):
             raise QueueDoesNotExist("The specified queue does not exist.")
-        return await self.get(account_id, name)
+        return await self._read(account_id, name)
 
     async def delete(self, account_id: str, name: str) -> QueueInfo:
         """Removes the queue from the catalogue; the caller drops its stream and state."""
-        queue = await self.get(account_id, name)
+        queue = await self._read(account_id, name)
         with redis_boundary():
             await self._delete(
                 keys=self._catalogue_keys(account_id, name, queue.redrive),
                 args=[name, queue.stream_id, self._clock.now_ms()],
             )
+        self._cache.invalidate(keys.queue_metadata(account_id, name))
         return queue
 
     async def list_names(self, account_id: str, prefix: str = "") -> list[str]:
@@ -248,12 +268,12 @@ class QueueStore:
         account_ids: Sequence[str],
         actions: Sequence[str],
     ) -> None:
-        queue = await self.get(account_id, name)
+        queue = await self._read(account_id, name)
         policy = add_permission(queue.policy, queue.arn, label, account_ids, actions)
         await self.set_attributes(account_id, name, {"Policy": policy})
 
     async def remove_permission(self, account_id: str, name: str, label: str) -> None:
-        queue = await self.get(account_id, name)
+        queue = await self._read(account_id, name)
         policy = remove_permission(queue.policy, queue.arn, label)
         await self.set_attributes(account_id, name, {"Policy": policy})
 
@@ -266,7 +286,7 @@ class QueueStore:
 
     async def tag(self, account_id: str, name: str, tags: Mapping[str, str]) -> None:
         check_tags(tags)
-        queue = await self.get(account_id, name)
+        queue = await self._read(account_id, name)
         with redis_boundary():
             result = await self._tag(
                 keys=[keys.queue_metadata(account_id, name), keys.queue_tags(account_id, name)],

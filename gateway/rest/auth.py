@@ -5,8 +5,9 @@
 header is verified as SigV4 (service `sqs`) by the gateway's authenticator, over the body
 read once. Either way the principal's account is the account the request acts in.
 Every refusal is a 401 with a `WWW-Authenticate: Bearer` challenge, decided before
-anything is read or changed; tokens are read on every request, never cached, so a
-revoked one is refused by every gateway from the next request on.
+anything is read or changed. Token records are kept in the gateway's metadata cache,
+which revoking invalidates on every gateway (control_plane/metadata_cache.py), so a
+revoked token is refused by every gateway from the next request on.
 """
 
 from __future__ import annotations
@@ -61,7 +62,10 @@ def with_token_verifier(lifespan: Lifespan, clock: Clock | None = None) -> Lifes
         async with lifespan(app) as state:
             broker: Broker = app.state.broker
             app.state.token_verifier = TokenVerifier(
-                BearerTokens(broker.control.redis, broker.control.clock), clock or SystemClock()
+                BearerTokens(
+                    broker.control.redis, broker.control.clock, broker.control.metadata_cache
+                ),
+                clock or SystemClock(),
             )
             yield state
 
