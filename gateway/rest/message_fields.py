@@ -1,17 +1,17 @@
 """Messages between the REST API's fields and the broker's values.
 
-A message to send is checked by the SQS API's own code (gateway/sqs/actions/messages.py
-`new_message`, gateway/sqs/message_attributes.py), given the REST fields under their SQS
-parameter names, so both APIs take exactly the same messages; the SQS parameter names in
-its error messages are put back into REST field names. Digests are SQS's, so a message
-sent on one API and received on the other has the MD5s an SDK checks.
+A message to send is checked by the SQS API's own rules (gateway/sqs/actions/messages.py,
+gateway/sqs/message_attributes.py), applied to the fields msgspec has already typed, so
+both APIs take exactly the same messages without re-packing each REST message into SQS
+parameters; the SQS parameter names in the shared checks' error messages are put back
+into REST field names. Digests are SQS's, so a message sent on one API and received on
+the other has the MD5s an SDK checks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
 from control_plane.delay_levels import delay_ms_for_level
 from control_plane.errors import ControlPlaneError
@@ -23,9 +23,10 @@ from gateway.rest.errors import RestError, from_foreign
 from gateway.rest.shapes.common import MessageAttributeValue
 from gateway.rest.shapes.messages import ReceivedMessage, SendMessage, SendResult, SentMessage
 from gateway.sqs import message_attributes
-from gateway.sqs.actions.messages import new_message, sent_fields
+from gateway.sqs.actions.messages import body_bytes, check_queue_type, fifo_id
 from gateway.sqs.errors import SqsError
-from gateway.sqs.md5 import md5_hex
+from gateway.sqs.md5 import md5_hex, md5_of_attributes
+from storage_nodes.log.record import MessageAttribute
 
 # SQS parameter names in the shared checks' messages -> the REST API's field names.
 _FIELD_NAMES = {
@@ -36,20 +37,13 @@ _FIELD_NAMES = {
     "MessageAttributes": "attributes",
     "MessageSystemAttributes": "system_attributes",
 }
+_NO_ATTRIBUTES: Mapping[str, MessageAttribute] = {}
 
 
 def checked_message(queue: QueueInfo, request: SendMessage) -> NewMessage:
     """The message to send, checked by the SQS API's rules, with its delay level."""
-    params: dict[str, Any] = {
-        "MessageBody": request.body,
-        "DelaySeconds": request.delay_seconds,
-        "MessageGroupId": request.group_id,
-        "MessageDeduplicationId": request.dedup_id,
-        "MessageAttributes": _sqs_attributes(request.attributes),
-        "MessageSystemAttributes": _sqs_attributes(request.system_attributes),
-    }
     try:
-        message = new_message(queue, params)
+        message = _new_message(queue, request)
     except (SqsError, ControlPlaneError) as exc:
         error = from_foreign(exc)
         for sqs_name, rest_name in _FIELD_NAMES.items():
@@ -67,38 +61,75 @@ def checked_message(queue: QueueInfo, request: SendMessage) -> NewMessage:
     return replace(message, delay_ms=delay_ms_for_level(request.delay_level))
 
 
-def _sqs_attributes(
-    attributes: Mapping[str, MessageAttributeValue] | None,
-) -> dict[str, dict[str, str]]:
-    sqs: dict[str, dict[str, str]] = {}
-    for name, value in (attributes or {}).items():
-        sqs[name] = {"DataType": value.data_type}
-        if value.string_value is not None:
-            sqs[name]["StringValue"] = value.string_value
-        if value.binary_value is not None:
-            sqs[name]["BinaryValue"] = value.binary_value
-    return sqs
+def _new_message(queue: QueueInfo, request: SendMessage) -> NewMessage:
+    """As the SQS API's `new_message`, in the same order of checks; msgspec has already
+    checked the types, the body's length and the delay's range."""
+    body = body_bytes(request.body)
+    group_id, dedup_id = request.group_id, request.dedup_id
+    if group_id is not None:
+        fifo_id("MessageGroupId", group_id)
+    if dedup_id is not None:
+        fifo_id("MessageDeduplicationId", dedup_id)
+    delay_s = request.delay_seconds
+    check_queue_type(queue, delay_s, group_id, dedup_id)
+    return NewMessage(
+        body=body,
+        attributes=_attributes(request.attributes),
+        system_attributes=_system_attributes(request.system_attributes),
+        delay_ms=None if delay_s is None else delay_s * 1000,
+        group_id=group_id,
+        dedup_id=dedup_id,
+    )
+
+
+def _attributes(
+    given: Mapping[str, MessageAttributeValue] | None,
+) -> Mapping[str, MessageAttribute]:
+    if not given:
+        return _NO_ATTRIBUTES
+    message_attributes.check_count(len(given))
+    parsed = {}
+    for name, value in given.items():
+        message_attributes.check_name(name)
+        parsed[name] = _attribute(name, value)
+    return parsed
+
+
+def _system_attributes(
+    given: Mapping[str, MessageAttributeValue] | None,
+) -> Mapping[str, MessageAttribute]:
+    if not given:
+        return _NO_ATTRIBUTES
+    parsed = {}
+    for name, value in given.items():
+        message_attributes.check_system_name(name)
+        parsed[name] = message_attributes.check_system(name, _attribute(name, value))
+    return parsed
+
+
+def _attribute(name: str, value: MessageAttributeValue) -> MessageAttribute:
+    return message_attributes.attribute(
+        name, value.data_type, value.string_value, value.binary_value
+    )
 
 
 def sent_message(queue: QueueInfo, message: NewMessage, sent: Sent) -> SentMessage:
     """What a sender learns of a message sent: SQS's fields, under REST names."""
-    fields = sent_fields(queue, message, sent)
     return SentMessage(
-        message_id=fields["MessageId"],
-        md5_of_body=fields["MD5OfMessageBody"],
-        md5_of_attributes=fields.get("MD5OfMessageAttributes"),
-        sequence_number=fields.get("SequenceNumber"),
+        message_id=sent.message_id,
+        md5_of_body=md5_hex(message.body),
+        md5_of_attributes=md5_of_attributes(message.attributes) if message.attributes else None,
+        sequence_number=sent.sequence_number if queue.fifo else None,
     )
 
 
 def sent_result(index: int, queue: QueueInfo, message: NewMessage, sent: Sent) -> SendResult:
-    one = sent_message(queue, message, sent)
     return SendResult(
         index,
-        message_id=one.message_id,
-        md5_of_body=one.md5_of_body,
-        md5_of_attributes=one.md5_of_attributes,
-        sequence_number=one.sequence_number,
+        message_id=sent.message_id,
+        md5_of_body=md5_hex(message.body),
+        md5_of_attributes=md5_of_attributes(message.attributes) if message.attributes else None,
+        sequence_number=sent.sequence_number if queue.fifo else None,
     )
 
 

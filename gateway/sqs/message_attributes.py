@@ -21,14 +21,10 @@ SYSTEM_ATTRIBUTE_NAMES = frozenset({"AWSTraceHeader"})
 
 def parse(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, MessageAttribute]:
     """User MessageAttributes of a send, validated as SQS does."""
-    if len(raw) > MAX_ATTRIBUTES:
-        raise invalid_parameter(
-            f"Number of message attributes [{len(raw)}] exceeds the allowed maximum "
-            f"[{MAX_ATTRIBUTES}]."
-        )
+    check_count(len(raw))
     parsed = {}
     for name, value in raw.items():
-        _check_name(name)
+        check_name(name)
         parsed[name] = _parse_value(name, value)
     return parsed
 
@@ -37,13 +33,28 @@ def parse_system(raw: Mapping[str, Mapping[str, Any]]) -> dict[str, MessageAttri
     """MessageSystemAttributes of a send: only AWSTraceHeader, a String."""
     parsed = {}
     for name, value in raw.items():
-        if name not in SYSTEM_ATTRIBUTE_NAMES:
-            raise invalid_parameter(f"Message system attribute name '{name}' is invalid.")
-        attribute = _parse_value(name, value)
-        if attribute.data_type != "String":
-            raise invalid_parameter(f"Message system attribute '{name}' must be a String.")
-        parsed[name] = attribute
+        check_system_name(name)
+        parsed[name] = check_system(name, _parse_value(name, value))
     return parsed
+
+
+def check_count(count: int) -> None:
+    if count > MAX_ATTRIBUTES:
+        raise invalid_parameter(
+            f"Number of message attributes [{count}] exceeds the allowed maximum "
+            f"[{MAX_ATTRIBUTES}]."
+        )
+
+
+def check_system_name(name: str) -> None:
+    if name not in SYSTEM_ATTRIBUTE_NAMES:
+        raise invalid_parameter(f"Message system attribute name '{name}' is invalid.")
+
+
+def check_system(name: str, attribute: MessageAttribute) -> MessageAttribute:
+    if attribute.data_type != "String":
+        raise invalid_parameter(f"Message system attribute '{name}' must be a String.")
+    return attribute
 
 
 def size_bytes(attributes: Mapping[str, MessageAttribute]) -> int:
@@ -83,7 +94,7 @@ def to_wire(attribute: MessageAttribute) -> dict[str, str]:
     return wire
 
 
-def _check_name(name: str) -> None:
+def check_name(name: str) -> None:
     lowered = name.lower()
     if (
         not _NAME.match(name)
@@ -105,24 +116,36 @@ def _parse_value(name: str, value: Mapping[str, Any]) -> MessageAttribute:
         raise invalid_parameter(
             f"The message attribute '{name}' must contain non-empty message attribute type."
         )
+    text, encoded = value.get("StringValue"), value.get("BinaryValue")
+    return attribute(
+        name,
+        data_type,
+        text if isinstance(text, str) else None,
+        encoded if isinstance(encoded, str) else None,
+    )
+
+
+def attribute(
+    name: str, data_type: str, string_value: str | None, binary_value: str | None
+) -> MessageAttribute:
+    """One attribute's value checked as SQS does (`binary_value` base64), given typed
+    fields: the REST API's shapes have them so already."""
     if not _DATA_TYPE.match(data_type):
         raise invalid_parameter(
             f"The type of message attribute '{name}' is invalid. You must use only the "
             "following supported type prefixes: Binary, Number, String."
         )
     if data_type.startswith("Binary"):
-        return MessageAttribute(data_type, binary_value=_binary(name, data_type, value))
-    text = value.get("StringValue")
-    if not isinstance(text, str) or text == "":
+        return MessageAttribute(data_type, binary_value=_binary(name, data_type, binary_value))
+    if not string_value:
         raise _missing_value(name, data_type)
     if data_type.startswith("Number"):
-        _check_number(name, text)
-    return MessageAttribute(data_type, string_value=text)
+        _check_number(name, string_value)
+    return MessageAttribute(data_type, string_value=string_value)
 
 
-def _binary(name: str, data_type: str, value: Mapping[str, Any]) -> bytes:
-    encoded = value.get("BinaryValue")
-    if not isinstance(encoded, str) or encoded == "":
+def _binary(name: str, data_type: str, encoded: str | None) -> bytes:
+    if not encoded:
         raise _missing_value(name, data_type)
     try:
         decoded = base64.b64decode(encoded, validate=True)
