@@ -80,6 +80,16 @@ def test_the_documented_example_is_byte_exact() -> None:
     assert decoded == [as_stored(r, 42 + i) for i, r in enumerate(EXAMPLE_RECORDS)]
 
 
+def test_a_lone_plain_record_is_laid_out_as_in_the_worked_example() -> None:
+    # A batch of one record without optional fields is encoded by a shortcut of its own.
+    data = encoded(EXAMPLE_RECORDS[:1], 42)
+    assert data[BATCH_HEADER.size :] == bytes.fromhex(EXAMPLE_HEX)[0x27:0x55]  # record 0
+    header, decoded = decode_batch(data)
+    assert (header.base_offset, header.batch_length, header.record_count) == (42, 73, 1)
+    assert header.first_timestamp_ms == header.max_timestamp_ms == 1_700_000_000_000
+    assert decoded == [as_stored(EXAMPLE_RECORDS[0], 42)]
+
+
 @settings(max_examples=50, deadline=None)
 @given(st.lists(records, min_size=1, max_size=8), st.integers(0, 2**62))
 def test_any_batch_round_trips(records_in: list[RecordIn], base_offset: int) -> None:
@@ -136,6 +146,10 @@ def test_bad_input_is_refused_before_anything_is_written() -> None:
         encode_batch([RecordIn("x" * 70_000, 0, b"")])
     with pytest.raises(InvalidRecordError, match="cannot be encoded"):
         encode_batch([RecordIn("m", 0, b"", group_id="\ud800")])
+    with pytest.raises(InvalidRecordError, match="cannot be encoded"):
+        encode_batch([RecordIn("\ud800", 0, b"")])
+    with pytest.raises(InvalidRecordError, match="cannot be encoded"):
+        encode_batch([RecordIn("m", 2**63, b"")])
     with pytest.raises(InvalidRecordError, match="cannot be encoded"):
         encode_batch([RecordIn("m", -(2**63), b""), RecordIn("m", 2**63 - 1, b"")])
 
