@@ -10,13 +10,18 @@ How these fields are laid out on disk is in ``record_batch.py`` and ``docs/forma
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
 
 __all__ = ["MAX_DELAY_MS", "MessageAttribute", "Record", "RecordIn"]
 
 #: Largest delivery delay a record can carry (a signed 32-bit field on disk).
 MAX_DELAY_MS = 2**31 - 1
+
+# The attributes of a record that has none: one shared, read-only empty mapping.
+_NO_ATTRIBUTES: Mapping[str, MessageAttribute] = MappingProxyType({})
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,13 +38,13 @@ class MessageAttribute:
     binary_value: bytes | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class RecordIn:
     """One message as a producer appends it.
 
     ``timestamp_ms`` is stored as given (the log never rewrites it); the time index keeps
     the running maximum so that timestamp lookups stay monotonic. ``delay_ms`` must be in
-    ``0..MAX_DELAY_MS``.
+    ``0..MAX_DELAY_MS``. Absent attributes are an empty read-only mapping.
     """
 
     message_id: str
@@ -51,6 +56,47 @@ class RecordIn:
     delay_ms: int = 0
     attributes: Mapping[str, MessageAttribute] = field(default_factory=dict, hash=False)
     system_attributes: Mapping[str, MessageAttribute] = field(default_factory=dict, hash=False)
+
+    def __init__(  # noqa: PLR0917 (positional like the generated one it replaces)
+        self,
+        message_id: str,
+        timestamp_ms: int,
+        body: bytes,
+        key: bytes | None = None,
+        group_id: str | None = None,
+        dedup_id: str | None = None,
+        delay_ms: int = 0,
+        attributes: Mapping[str, MessageAttribute] = _NO_ATTRIBUTES,
+        system_attributes: Mapping[str, MessageAttribute] = _NO_ATTRIBUTES,
+    ) -> None:
+        # Written out rather than generated: a frozen dataclass's __init__ sets each field
+        # through object.__setattr__, twice as slow as the slots' own setters, and every
+        # message a producer sends is built here.
+        _set_message_id(self, message_id)
+        _set_timestamp_ms(self, timestamp_ms)
+        _set_body(self, body)
+        _set_key(self, key)
+        _set_group_id(self, group_id)
+        _set_dedup_id(self, dedup_id)
+        _set_delay_ms(self, delay_ms)
+        _set_attributes(self, attributes)
+        _set_system_attributes(self, system_attributes)
+
+
+def _slot_setter(cls: type, name: str) -> Callable[[Any, Any], None]:
+    setter: Callable[[Any, Any], None] = vars(cls)[name].__set__
+    return setter
+
+
+_set_message_id = _slot_setter(RecordIn, "message_id")
+_set_timestamp_ms = _slot_setter(RecordIn, "timestamp_ms")
+_set_body = _slot_setter(RecordIn, "body")
+_set_key = _slot_setter(RecordIn, "key")
+_set_group_id = _slot_setter(RecordIn, "group_id")
+_set_dedup_id = _slot_setter(RecordIn, "dedup_id")
+_set_delay_ms = _slot_setter(RecordIn, "delay_ms")
+_set_attributes = _slot_setter(RecordIn, "attributes")
+_set_system_attributes = _slot_setter(RecordIn, "system_attributes")
 
 
 @dataclass(frozen=True, slots=True)
