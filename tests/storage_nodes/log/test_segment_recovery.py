@@ -136,3 +136,22 @@ async def test_an_empty_active_segment_recovers_to_nothing(tmp_path: Path) -> No
     assert (log.start_offset, log.end_offset) == (0, 0)
     assert await log.read(0) == []
     await log.close()
+
+
+async def test_index_entries_reach_their_files_in_bulk_and_never_ahead_of_the_log(
+    tmp_path: Path,
+) -> None:
+    # An index entry for every batch after the first: the backlog fills fast.
+    config = LogConfig(index_interval_bytes=1)
+    log = await PartitionLog.open(tmp_path, config)
+    for n in range(300):
+        await log.append([make_record(n)])
+    on_disk = index_path(tmp_path, 0).read_bytes()
+    in_memory = log._segments.active.offset_index.packed()
+    assert len(in_memory) == 299 * 8
+    # Written while the log is open, in whole backlogs, a prefix of what the log holds.
+    assert 0 < len(on_disk) < len(in_memory)
+    assert in_memory.startswith(on_disk)
+    assert len(time_index_path(tmp_path, 0).read_bytes()) // 12 == len(on_disk) // 8
+    await log.close()
+    assert index_path(tmp_path, 0).read_bytes() == in_memory  # and the rest on close
