@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from typing import TYPE_CHECKING
 
+from storage_nodes.log.log_config import LogConfig
 from storage_nodes.log.record_batch import EncodedBatch
 
 if TYPE_CHECKING:
@@ -50,27 +51,49 @@ class AppendPlan:
         """A plan for the same segment starting where this one ends."""
         return AppendPlan(self.segment, self)
 
-    def add(self, batch: EncodedBatch, index_interval_bytes: int, now_ms: int) -> int:
-        """Place ``batch`` after what is planned so far; returns its base offset.
+    def add_batches(
+        self, batches: list[EncodedBatch], offsets: list[int], *, start: int, stop: int,
+        config: LogConfig, budget_bytes: int, now_ms: int,
+    ) -> int:  # fmt: skip
+        """Place ``batches[start:stop]`` after what is planned so far, in order, appending
+        each one's base offset to ``offsets``; returns the index of the first one not placed.
 
-        ``now_ms`` (the log's clock) starts the segment's age if this is its first batch.
+        Stops before a batch that would take the segment past ``config.segment_max_bytes``
+        (an empty segment takes any batch), and once ``budget_bytes`` were placed. ``now_ms``
+        (the log's clock) starts the segment's age if this places its first batch. Runs
+        for every append, hence the local variables.
         """
-        base = self.next_offset
-        if self.size > 0 and self.bytes_since_index >= index_interval_bytes:
-            assert self.max_timestamp_ms is not None
-            self.offset_entries += self.segment.offset_index.pack(base, self.size)
-            self.time_entries += self.segment.time_index.pack(self.max_timestamp_ms, base)
-            self.bytes_since_index = 0
-        self.parts += (batch.prefix(base), batch.covered)
-        self.size += batch.size
-        self.bytes_since_index += batch.size
-        self.next_offset = base + batch.record_count
-        if self.first_timestamp_ms is None:
-            self.first_timestamp_ms = batch.first_timestamp_ms
+        offset_index, time_index = self.segment.offset_index, self.segment.time_index
+        interval, max_bytes = config.index_interval_bytes, config.segment_max_bytes
+        parts, add_offset = self.parts, offsets.append
+        size, offset, since = self.size, self.next_offset, self.bytes_since_index
+        max_ts, end_bytes = self.max_timestamp_ms, self.size + budget_bytes
+        index = start
+        while index < stop and size < end_bytes:
+            batch = batches[index]
+            batch_size = batch.size
+            if size > 0:
+                if size + batch_size > max_bytes:
+                    break
+                if since >= interval:
+                    assert max_ts is not None
+                    self.offset_entries += offset_index.pack(offset, size)
+                    self.time_entries += time_index.pack(max_ts, offset)
+                    since = 0
+            parts += (batch.prefix(offset), batch.covered)
+            add_offset(offset)
+            offset += batch.record_count
+            size += batch_size
+            since += batch_size
+            if max_ts is None or batch.max_timestamp_ms > max_ts:
+                max_ts = batch.max_timestamp_ms
+            index += 1
+        if index > start and self.first_timestamp_ms is None:
+            self.first_timestamp_ms = batches[start].first_timestamp_ms
             self.rolling_base_ms = now_ms
-        if self.max_timestamp_ms is None or batch.max_timestamp_ms > self.max_timestamp_ms:
-            self.max_timestamp_ms = batch.max_timestamp_ms
-        return base
+        self.size, self.next_offset, self.bytes_since_index = size, offset, since
+        self.max_timestamp_ms = max_ts
+        return index
 
     def finalize(self, finish: Finish) -> None:
         """Fix what happens after the write. Call once, after the last :meth:`add`."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
+import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +28,8 @@ log = logging.getLogger(__name__)
 _MAX_ROUND_BYTES = 8 * 1024 * 1024
 # Rounds handed to the I/O thread and not yet committed: one running, one ready behind it.
 _MAX_IN_FLIGHT = 2
+# Fewer queued appends than this are never split in two rounds (see "Overlap" below).
+_MIN_SPLIT = 16
 
 
 class _Op(enum.Enum):
@@ -48,39 +51,57 @@ class LogStats(NamedTuple):
 
 
 Step = AppendPlan | LogSegment  # a plan to execute, or a new segment to create
-_Ack = tuple["asyncio.Future[int]", int]  # a caller's future and the offset it gets
 
 
 class _Job:
     """One round (or one command) as handed to the I/O thread."""
 
-    __slots__ = ("acks", "op", "records", "steps")
+    __slots__ = ("futures", "io_s", "offsets", "op", "records", "steps")
 
-    def __init__(self, steps: list[Step], acks: list[_Ack], records: int, op: _Op | None):
+    def __init__(
+        self,
+        steps: list[Step],
+        futures: list[asyncio.Future[int]],
+        offsets: list[int],
+        records: int,
+        op: _Op | None,
+    ) -> None:
         self.steps = steps
-        self.acks = acks
+        self.futures = futures  # the callers to wake, and the offset each one gets
+        self.offsets = offsets
         self.records = records
         self.op = op
+        self.io_s = 0.0  # how long the I/O thread took over it
 
     def run(self) -> None:
+        start_s = time.perf_counter()
         for step in self.steps:
             if isinstance(step, AppendPlan):
                 step.segment.write(step)
             else:
                 step.create_files()
+        self.io_s = time.perf_counter() - start_s
 
 
 class LogWriter:
     """Serializes every change to a partition's files; acknowledges appends per policy.
 
-    Group commit: appends queue up while writes are in flight; a round takes all of them
-    (one ``pwritev``, and under ``fsync`` one ``fdatasync``). Offsets are assigned when a
-    round is placed, in queue order; a round becomes readable when its I/O is done.
+    Group commit: appends queue up while writes are in flight; a round takes all of them,
+    or half (see Overlap), in one write that under ``fsync`` is also one sync. Offsets are
+    assigned when a round is placed, in queue order; a round becomes readable when its
+    I/O is done.
 
     Pipelining: up to two rounds are with the I/O thread at once; appends that arrive
     while a round is being written form the next one, which starts the moment the first
     ends, without a round trip through the loop. The callers of a round are woken when
     it is committed.
+
+    Overlap: when the I/O thread is idle and gathering the queued appends took the loop
+    longer than the last round took the I/O thread, they go out as two rounds, the first
+    half and the second half. The callers of the first are woken (and append again) while
+    the second is being synced, and the two groups stay apart from then on: the loop's
+    work and the disk's overlap instead of taking turns. Few appends stay one round: for
+    them one sync is cheaper than two.
 
     Rolls, flushes and close are queued like appends and keep their place in the order.
 
@@ -103,10 +124,17 @@ class LogWriter:
         self._config = config
         self._now_ms = now_ms
         self._loop = asyncio.get_running_loop()
-        self._queue: deque[tuple[EncodedBatch | _Op, asyncio.Future[int]]] = deque()
+        # Queued appends, in order, and the commands between them: each command with the
+        # number of appends (counted since the log opened) that must be placed before it.
+        self._batches: list[EncodedBatch] = []
+        self._futures: list[asyncio.Future[int]] = []
+        self._commands: deque[tuple[int, _Op, asyncio.Future[int]]] = deque()
+        self._appends_placed = 0
         self._in_flight: deque[_Job] = deque()
         self._tail = AppendPlan(segments.active)  # where the next round will start
         self._place_scheduled = False
+        self._gather_start_s = 0.0  # when the first append of the coming round was queued
+        self._last_io_s = 0.0  # what the I/O thread took over the last round of appends
         self._failure: LogError | None = None
         self._dirty = False  # written but not fsynced (interval / none)
         self._flush_timer: asyncio.TimerHandle | None = None
@@ -122,7 +150,17 @@ class LogWriter:
 
     def append(self, batch: EncodedBatch) -> asyncio.Future[int]:
         """Queue ``batch``; the future gives its base offset once durable per policy."""
-        return self._submit(batch)
+        if self._failure is not None:
+            self._raise_failure()
+        future = self._loop.create_future()
+        self._batches.append(batch)
+        self._futures.append(future)
+        if not self._place_scheduled:
+            # Placed on the next loop pass, so a burst of appends becomes one round.
+            self._place_scheduled = True
+            self._gather_start_s = time.perf_counter()
+            self._loop.call_soon(self._place)
+        return future
 
     async def roll(self) -> None:
         """Seal the active segment (if it holds anything) and start a new one."""
@@ -144,65 +182,80 @@ class LogWriter:
             for segment in {self._segments.active, self._tail.segment}:
                 await in_worker(segment.close_files)
 
-    def _submit(self, what: EncodedBatch | _Op) -> asyncio.Future[int]:
+    def _submit(self, op: _Op) -> asyncio.Future[int]:
         if self._failure is not None:
-            if isinstance(self._failure, LogClosedError):
-                raise LogClosedError(f"the log in {self._directory} is closed")
-            raise LogStorageError(f"the log in {self._directory} failed; reopen it") from (
-                self._failure
-            )
+            self._raise_failure()
         future: asyncio.Future[int] = self._loop.create_future()
-        self._queue.append((what, future))
-        if what is _Op.CLOSE:
+        self._commands.append((self._appends_placed + len(self._batches), op, future))
+        if op is _Op.CLOSE:
             self._failure = LogClosedError()
         if not self._place_scheduled:
-            # Placed on the next loop pass, so a burst of appends becomes one round.
             self._place_scheduled = True
+            self._gather_start_s = time.perf_counter()
             self._loop.call_soon(self._place)
         return future
+
+    def _raise_failure(self) -> None:
+        if isinstance(self._failure, LogClosedError):
+            raise LogClosedError(f"the log in {self._directory} is closed")
+        raise LogStorageError(f"the log in {self._directory} failed; reopen it") from (
+            self._failure
+        )
 
     # -- placing rounds (loop) ----------------------------------------------------------
 
     def _place(self) -> None:
         self._place_scheduled = False
-        queue = self._queue
-        while queue and len(self._in_flight) < _MAX_IN_FLIGHT:
-            what, future = queue[0]
-            if isinstance(what, _Op):
-                queue.popleft()
-                job = self._command_job(what, future)
+        commands = self._commands
+        # See "Overlap" in the class docstring.
+        split = (
+            not self._in_flight
+            and len(self._batches) >= _MIN_SPLIT
+            and time.perf_counter() - self._gather_start_s > self._last_io_s
+        )
+        while len(self._in_flight) < _MAX_IN_FLIGHT:
+            appends = len(self._batches)
+            if commands:
+                appends = min(appends, commands[0][0] - self._appends_placed)
+            if appends:
+                job = self._append_job((appends + 1) // 2 if split else appends)
+                split = False
+            elif commands:
+                _, op, future = commands.popleft()
+                job = self._command_job(op, future)
             else:
-                job = self._append_job()
+                break
             self._in_flight.append(job)
             self._io.submit(job)
 
-    def _append_job(self) -> _Job:
-        """Place queued appends (up to a command or the round cap) after the tail of the
-        log, rolling where needed."""
-        config, queue = self._config, self._queue
-        interval, max_bytes = config.index_interval_bytes, config.segment_max_bytes
-        max_age_ms, now_ms = config.segment_max_age_ms, self._now_ms()
+    def _append_job(self, appends: int) -> _Job:
+        """Place the first ``appends`` queued appends (fewer past the round cap) after the
+        tail of the log, rolling where needed."""
+        config, batches = self._config, self._batches
         plan = self._tail.following()
         steps: list[Step] = [plan]
-        acks: list[_Ack] = []
-        size = records = 0
-        while queue and size < _MAX_ROUND_BYTES:
-            batch = queue[0][0]
-            if isinstance(batch, _Op):
+        offsets: list[int] = []
+        now_ms = self._now_ms()
+        if plan.size and now_ms - (plan.rolling_base_ms or 0) >= config.segment_max_age_ms:
+            plan = self._roll(plan, steps)
+        budget_bytes = _MAX_ROUND_BYTES
+        placed = 0
+        while True:
+            size_before = plan.size
+            placed = plan.add_batches(
+                batches, offsets, start=placed, stop=appends, config=config,
+                budget_bytes=budget_bytes, now_ms=now_ms,
+            )  # fmt: skip
+            budget_bytes -= plan.size - size_before
+            if placed == appends or budget_bytes <= 0:
                 break
-            future = queue.popleft()[1]
-            # Roll before a batch that would overflow the segment, or once it is too old.
-            if plan.size and (
-                plan.size + batch.size > max_bytes
-                or now_ms - (plan.rolling_base_ms or 0) >= max_age_ms
-            ):
-                plan = self._roll(plan, steps)
-            acks.append((future, plan.add(batch, interval, now_ms)))
-            size += batch.size
-            records += batch.record_count
+            plan = self._roll(plan, steps)  # the next batch would overflow the segment
         plan.finalize(Finish.SYNC if config.durability == "fsync" else Finish.WRITE)
         self._tail = plan
-        return _Job(steps, acks, records, None)
+        futures = self._futures[:placed]
+        del self._futures[:placed], batches[:placed]
+        self._appends_placed += placed
+        return _Job(steps, futures, offsets, plan.next_offset - offsets[0], None)
 
     def _roll(self, plan: AppendPlan, steps: list[Step]) -> AppendPlan:
         """Seal ``plan``'s segment after its writes; return a plan for the next segment."""
@@ -226,7 +279,7 @@ class LogWriter:
         else:
             steps = []  # nothing to roll: an empty segment stays the active one
         self._tail = plan
-        return _Job(steps, [(future, plan.segment.base_offset)], 0, op)
+        return _Job(steps, [future], [plan.segment.base_offset], 0, op)
 
     # -- reports from the I/O thread (loop) ---------------------------------------------
 
@@ -242,7 +295,7 @@ class LogWriter:
             log.exception("committing a write of %s failed", self._directory)
             self._fail(exc, job)
             return
-        _resolve(job.acks)
+        _resolve(job.futures, job.offsets)
         self._place()
 
     def _commit(self, job: _Job) -> None:
@@ -257,9 +310,11 @@ class LogWriter:
                     self._dirty = False
             else:
                 self._segments.add(step)
+        if job.op is None:
+            self._last_io_s = job.io_s
         stats = self._stats
         self._stats = LogStats(
-            stats.appends + (len(job.acks) if job.op is None else 0),
+            stats.appends + (len(job.futures) if job.op is None else 0),
             stats.records + job.records,
             stats.writes + writes,
             stats.syncs + syncs,
@@ -296,17 +351,20 @@ class LogWriter:
             log.error("partition log %s failed: %s", self._directory, error, exc_info=exc_info)
             self._failure = failure
         self._cancel_flush_timer()
-        futures = [future for future, _ in job.acks]
-        futures += (future for later in self._in_flight for future, _ in later.acks)
-        futures += (future for _, future in self._queue)
-        self._queue.clear()
+        futures = list(job.futures)
+        futures += (future for later in self._in_flight for future in later.futures)
+        futures += self._futures
+        futures += (future for _, _, future in self._commands)
+        self._batches.clear()
+        self._futures.clear()
+        self._commands.clear()
         for future in futures:
             if not future.done():
                 future.set_exception(failure)
 
 
-def _resolve(acks: list[_Ack]) -> None:
-    for future, offset in acks:
+def _resolve(futures: list[asyncio.Future[int]], offsets: list[int]) -> None:
+    for future, offset in zip(futures, offsets, strict=True):
         if not future.done():  # a caller may have given up waiting
             future.set_result(offset)
 
