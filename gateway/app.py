@@ -14,17 +14,22 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
 
 from gateway.health import healthz, readyz
 from gateway.rest.auth import with_token_verifier
 from gateway.rest.routes import http_error, rest_routes
 from gateway.sqs.endpoint import sqs_endpoint
+from gateway.ws.asyncapi import asyncapi_json
+from gateway.ws.endpoint import PATH as WEBSOCKET_PATH
+from gateway.ws.endpoint import websocket_endpoint
 
 Lifespan = Callable[[Starlette], AbstractAsyncContextManager[Any]]
 
 
 DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024
+# How often a WebSocket connection's bearer token is checked again after the upgrade.
+DEFAULT_WS_TOKEN_RECHECK_S = 10.0
 
 
 def create_app(
@@ -41,6 +46,8 @@ def create_app(
             # The Query protocol also posts to a queue's own URL: /<account id>/<queue>.
             Route("/{account_id:int}/{queue_name}", sqs_endpoint, methods=["POST", "GET"]),
             *rest_routes(),
+            WebSocketRoute(WEBSOCKET_PATH, websocket_endpoint),
+            Route("/asyncapi.json", asyncapi_json, methods=["GET"]),
         ],
         exception_handlers={HTTPException: http_error},
         lifespan=with_token_verifier(lifespan),
@@ -48,4 +55,5 @@ def create_app(
     app.state.public_url = public_url.rstrip("/") if public_url else None
     # The deployment's cap on MaximumMessageSize (SQS allows queues up to 1 MiB).
     app.state.max_message_bytes = max_message_bytes
+    app.state.ws_token_recheck_s = DEFAULT_WS_TOKEN_RECHECK_S
     return app

@@ -31,6 +31,7 @@ import uvicorn
 
 from control_plane.access_keys import DEFAULT_ACCOUNT_ID
 from control_plane.errors import ControlPlaneError
+from gateway.ws.endpoint import MAX_FRAME_BYTES
 from tidemq.admin_key import register_admin_key
 from tidemq.credentials import Credentials, admin_credentials
 from tidemq.master_key import ensure_master_key
@@ -84,6 +85,7 @@ def run(settings: Settings) -> None:
                 port=settings.port,
                 loop="uvloop",
                 http="httptools",
+                ws_max_size=MAX_FRAME_BYTES,
                 lifespan="on",
                 log_config=None,
                 access_log=False,

@@ -7,7 +7,8 @@ import logging
 import sys
 from pathlib import Path
 
-from gateway.rest.openapi import document_bytes
+from gateway.rest import openapi
+from gateway.ws import asyncapi
 from tidemq import __version__
 from tidemq.cli import keys as keys_cli
 from tidemq.embedded import LaunchError, run
@@ -27,7 +28,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "keys":
         return keys_cli.run(args)
     if args.command == "openapi":
-        return _openapi(args)
+        return _write_document(args.output, openapi.document_bytes(), "OpenAPI", "openapi")
+    if args.command == "asyncapi":
+        return _write_document(args.output, asyncapi.document_bytes(), "AsyncAPI", "asyncapi")
     if args.command == "bench":
         return _bench(args)
     parser.print_help()
@@ -47,16 +50,15 @@ def _up(args: argparse.Namespace) -> int:
     return 0
 
 
-def _openapi(args: argparse.Namespace) -> int:
-    """Writes the REST API's OpenAPI document, the one the gateway serves."""
-    output: Path = args.output
+def _write_document(output: Path, document: bytes, kind: str, command: str) -> int:
+    """Writes an API document, the same bytes the gateway serves."""
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_bytes(document_bytes())
+        output.write_bytes(document)
     except OSError as exc:
-        print(f"tidemq openapi: cannot write {output}: {exc.strerror}", file=sys.stderr)
+        print(f"tidemq {command}: cannot write {output}: {exc.strerror}", file=sys.stderr)
         return 1
-    print(f"Wrote the OpenAPI document to {output}.")
+    print(f"Wrote the {kind} document to {output}.")
     return 0
 
 
@@ -105,15 +107,19 @@ def _parser() -> argparse.ArgumentParser:
     up.add_argument("--config", type=Path, help="a TOML settings file (TIDEMQ_CONFIG)")
     keys_cli.add_parser(commands)
     _add_bench_parser(commands)
-    openapi = commands.add_parser(
-        "openapi",
-        help="write the REST API's OpenAPI document",
-        description="Write the OpenAPI 3.1 document the gateway serves at /openapi.json.",
-    )
-    openapi.add_argument(
-        "--output",
-        type=Path,
-        default=Path("sdk/openapi.json"),
-        help="where to write it (default sdk/openapi.json)",
-    )
+    for command, kind, served_at in (
+        ("openapi", "OpenAPI 3.1 document of the REST API", "/openapi.json"),
+        ("asyncapi", "AsyncAPI 3.0 document of the WebSocket API", "/asyncapi.json"),
+    ):
+        document = commands.add_parser(
+            command,
+            help=f"write the {kind}",
+            description=f"Write the {kind}, the one the gateway serves at {served_at}.",
+        )
+        document.add_argument(
+            "--output",
+            type=Path,
+            default=Path(f"sdk/{command}.json"),
+            help=f"where to write it (default sdk/{command}.json)",
+        )
     return parser

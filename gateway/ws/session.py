@@ -1,0 +1,272 @@
+"""One WebSocket connection, after its upgrade was authenticated: frames in, frames out.
+
+Client frames are carried out one at a time, in the order they arrive, so that a
+connection's publishes reach the log in its order (FIFO queues depend on it); pushes of
+the subscriptions run beside them. Each operation is the REST API's own handler
+(gateway/rest/messages.py), so validation, limits and errors are the same on both APIs.
+The bearer token is checked again every `token_recheck_s`: a revoked or expired one ends
+the connection (an `error` frame, then close code 1008). Closing a connection stops its
+subscriptions and makes their unsettled messages visible again at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any, Literal
+
+import msgspec
+import orjson
+from starlette.websockets import WebSocket, WebSocketState
+
+from control_plane.errors import ControlPlaneError
+from gateway.auth.authenticator import Principal
+from gateway.rest.auth import TokenVerifier
+from gateway.rest.context import RestContext
+from gateway.rest.errors import Conflict, InternalError, RestError, Unauthorized, from_foreign
+from gateway.rest.messages import change_visibility, delete_messages, send_message_batch
+from gateway.rest.shapes.common import ErrorDetail
+from gateway.rest.shapes.messages import (
+    ChangeVisibility,
+    DeleteMessages,
+    SendBatch,
+    VisibilityChange,
+)
+from gateway.sqs.errors import SqsError
+from gateway.ws.frames import (
+    OPS,
+    Ack,
+    ClientFrame,
+    CreditSet,
+    Error,
+    Extend,
+    Nack,
+    Publish,
+    Published,
+    ServerFrame,
+    SetCredit,
+    Settled,
+    Subscribe,
+    Subscribed,
+    Unsubscribe,
+    Unsubscribed,
+)
+from gateway.ws.subscription import Subscription
+
+log = logging.getLogger(__name__)
+
+POLICY_VIOLATION = 1008  # RFC 6455: the close code for a refused principal
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(ClientFrame)
+
+
+class Session:
+    def __init__(
+        self,
+        websocket: WebSocket,
+        ctx: RestContext,
+        *,
+        principal: Principal,
+        token: str,
+        verifier: TokenVerifier,
+        token_recheck_s: float,
+    ) -> None:
+        self._websocket = websocket
+        self._ctx = ctx
+        self._principal = principal
+        self._token = token
+        self._verifier = verifier
+        self._token_recheck_s = token_recheck_s
+        self._subscriptions: dict[str, Subscription] = {}
+        self._send_lock = asyncio.Lock()
+        self._closed = False
+
+    async def run(self) -> None:
+        watchdog = asyncio.create_task(self._watch_token(), name="ws-token-watchdog")
+        try:
+            while True:
+                message = await self._websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                raw = message.get("text")
+                await self._handle(raw.encode() if raw is not None else message.get("bytes"))
+        finally:
+            self._closed = True
+            watchdog.cancel()
+            await asyncio.gather(watchdog, return_exceptions=True)
+            for subscription in self._subscriptions.values():
+                await subscription.stop()
+
+    async def send(self, frame: ServerFrame) -> None:
+        """Sends a frame; one at a time, since pushes and answers come from several tasks.
+        Frames for a connection that has gone are dropped."""
+        async with self._send_lock:
+            if self._closed or self._websocket.application_state != WebSocketState.CONNECTED:
+                return
+            try:
+                await self._websocket.send_text(_encoder.encode(frame).decode())
+            except Exception:  # the peer went away mid-send; the reader sees the disconnect
+                self._closed = True
+
+    async def _handle(self, raw: bytes | None) -> None:
+        try:
+            frame = _decode(raw or b"")
+        except RestError as exc:
+            await self.send(_error(exc, *_request_id_and_op(raw)))
+            return
+        op = str(frame.__struct_config__.tag)
+        reply: ServerFrame | None
+        try:
+            reply = await self._dispatch(frame)
+        except RestError as exc:
+            reply = _error(exc, frame.id, op)
+        except (ControlPlaneError, SqsError) as exc:
+            reply = _error(from_foreign(exc), frame.id, op)
+        except Exception:
+            log.exception("WebSocket frame %s (%s) failed", frame.id, op)
+            reply = _error(InternalError("InternalError", "Internal error."), frame.id, op)
+        if reply is not None:
+            await self.send(reply)
+
+    async def _dispatch(self, frame: ClientFrame) -> ServerFrame | None:
+        """The answer to the frame; None when the handler has sent it itself."""
+        match frame:
+            case Publish():
+                results = await send_message_batch(
+                    self._queue_ctx(frame.queue), SendBatch(frame.messages)
+                )
+                return Published(id=frame.id, queue=frame.queue, results=results.results)
+            case Ack() | Nack() | Extend():
+                return await self._settle_frame(frame)
+            case Subscribe():
+                await self._subscribe(frame)
+                return None
+            case SetCredit():
+                self._subscription(frame.queue).set_credit(frame.credit)
+                return CreditSet(id=frame.id, queue=frame.queue, credit=frame.credit)
+            case Unsubscribe():
+                subscription = self._subscription(frame.queue)
+                del self._subscriptions[frame.queue]
+                await subscription.stop()
+                return Unsubscribed(id=frame.id, queue=frame.queue)
+        raise AssertionError(f"unhandled frame {frame!r}")
+
+    async def _settle_frame(self, frame: Ack | Nack | Extend) -> Settled:
+        """Ack deletes; nack and extend change the visibility timeout."""
+        ctx = self._queue_ctx(frame.queue)
+        handles = frame.receipt_handles
+        op: Literal["ack", "nack", "extend"]
+        extend_ms = None
+        if isinstance(frame, Ack):
+            op, results = "ack", await delete_messages(ctx, DeleteMessages(handles))
+        else:
+            if isinstance(frame, Nack):
+                op, seconds = "nack", frame.delay_seconds
+            else:
+                op, seconds = "extend", frame.visibility_timeout
+                extend_ms = seconds * 1000
+            changes = ChangeVisibility([VisibilityChange(h, seconds) for h in handles])
+            results = await change_visibility(ctx, changes)
+        subscription = self._subscriptions.get(frame.queue)
+        if subscription is not None:
+            done = [h for h, r in zip(handles, results.results, strict=True) if r.error is None]
+            if extend_ms is None:
+                subscription.settle(done)
+            else:
+                subscription.extend(done, extend_ms)
+        return Settled(id=frame.id, op=op, queue=frame.queue, results=results.results)
+
+    async def _subscribe(self, frame: Subscribe) -> None:
+        existing = self._subscriptions.get(frame.queue)
+        if existing is not None and not existing.ended:
+            raise Conflict(
+                "AlreadySubscribed",
+                f"This connection is already subscribed to {frame.queue}; "
+                "send `credit` to change its credit.",
+            )
+        ctx = self._queue_ctx(frame.queue)
+        await ctx.queue()  # QueueDoesNotExist before anything starts
+        visibility_timeout_ms = (
+            None if frame.visibility_timeout is None else frame.visibility_timeout * 1000
+        )
+        subscription = Subscription(
+            ctx, frame.queue, frame.credit, visibility_timeout_ms, self.send
+        )
+        self._subscriptions[frame.queue] = subscription
+        # Answered before the first push, which starts only after this frame is sent.
+        await self.send(Subscribed(id=frame.id, queue=frame.queue, credit=frame.credit))
+        subscription.start()
+
+    def _subscription(self, queue_name: str) -> Subscription:
+        subscription = self._subscriptions.get(queue_name)
+        if subscription is None or subscription.ended:
+            raise RestError(
+                "NotSubscribed", f"This connection has no subscription to {queue_name}."
+            )
+        return subscription
+
+    def _queue_ctx(self, queue_name: str) -> RestContext:
+        ctx = self._ctx
+        return RestContext(
+            ctx.broker, ctx.account_id, ctx.base_url, ctx.max_message_bytes, {"name": queue_name}
+        )
+
+    async def _watch_token(self) -> None:
+        while True:
+            await asyncio.sleep(self._token_recheck_s)
+            try:
+                principal = await self._verifier.principal(self._token)
+                if principal.account_id != self._principal.account_id:
+                    raise Unauthorized("InvalidClientTokenId", "The bearer token changed account.")
+            except Unauthorized as exc:
+                log.info("WebSocket closed (%s): %s", exc.code, exc.message)
+                await self.send(_error(exc, None, None))
+                await self._close(POLICY_VIOLATION, exc.code)
+                return
+            except ControlPlaneError:
+                # Redis unreachable: keep the connection; every operation fails meanwhile.
+                log.warning("could not re-check a WebSocket's bearer token", exc_info=True)
+
+    async def _close(self, code: int, reason: str) -> None:
+        async with self._send_lock:
+            if self._closed or self._websocket.application_state != WebSocketState.CONNECTED:
+                return
+            self._closed = True
+            # The peer may have gone already: then there is nothing left to close.
+            with contextlib.suppress(Exception):
+                await self._websocket.close(code, reason)
+
+
+def _decode(raw: bytes) -> ClientFrame:
+    try:
+        frame: ClientFrame = _decoder.decode(raw)
+    except msgspec.ValidationError as exc:
+        message = str(exc)
+        missing = message.startswith("Object missing required field")
+        if message.endswith("`$.op`") or message.endswith("field `op`"):
+            message = f"`op` must be one of {', '.join(OPS)}."
+        code = "MissingParameter" if missing else "InvalidParameterValue"
+        raise RestError(code, f"Invalid frame: {message}") from exc
+    except msgspec.DecodeError as exc:
+        raise RestError("SerializationException", f"Malformed JSON frame: {exc}") from exc
+    return frame
+
+
+def _error(exc: RestError, request_id: str | None, op: str | None) -> Error:
+    return Error(id=request_id, op=op, error=ErrorDetail(exc.code, exc.message))
+
+
+def _request_id_and_op(raw: bytes | None) -> tuple[str | None, str | None]:
+    """A frame's `id` and `op`, for the answer to a frame too malformed to decode."""
+    try:
+        parsed: Any = orjson.loads(raw or b"")
+    except orjson.JSONDecodeError:
+        return None, None
+    if not isinstance(parsed, dict):
+        return None, None
+    request_id, op = parsed.get("id"), parsed.get("op")
+    return (
+        request_id if isinstance(request_id, str) and len(request_id) <= 128 else None,
+        op if isinstance(op, str) and op in OPS else None,
+    )

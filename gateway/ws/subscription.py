@@ -1,0 +1,168 @@
+"""One queue's subscription on a WebSocket connection: messages pushed within its credit.
+
+Credit works like AMQP's prefetch: it bounds how many messages the subscription holds
+delivered and unsettled. A message stops counting against it when it is acked or nacked
+on this connection, or when its visibility timeout passes (then it may go to another
+receiver, and an ack of it later deletes nothing). While there is room, the subscription
+long-polls the queue for at most that many messages (the same receive the other APIs
+use, woken at once by a send), and pushes them in one `deliver` frame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+
+from control_plane.clock import Clock
+from control_plane.errors import QueueDoesNotExist
+from gateway.broker import Broker
+from gateway.rest.context import RestContext
+from gateway.rest.errors import NotFound
+from gateway.rest.message_fields import received_message
+from gateway.rest.shapes.common import MAX_BATCH_ENTRIES, ErrorDetail
+from gateway.ws.frames import Deliver, ServerFrame, Unsubscribed
+
+log = logging.getLogger(__name__)
+
+Send = Callable[[ServerFrame], Awaitable[None]]
+# A long poll's longest wait: the queue is looked up again after it, so that a deleted
+# queue ends its subscriptions within this time even if no message ever comes.
+POLL_WAIT_MS = 5_000
+_STOP_RETRY_S = 0.5
+
+
+class Subscription:
+    def __init__(
+        self,
+        ctx: RestContext,
+        queue_name: str,
+        credit: int,
+        visibility_timeout_ms: int | None,
+        send: Send,
+    ) -> None:
+        self.queue_name = queue_name
+        self.credit = credit
+        self._ctx = ctx
+        self._visibility_timeout_ms = visibility_timeout_ms  # None: the queue's
+        self._send = send
+        # Receipt handle -> when its visibility timeout ends (ms, the control plane's clock).
+        self._unsettled: dict[str, int] = {}
+        self._changed = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._stopping = False
+
+    @property
+    def _broker(self) -> Broker:
+        return self._ctx.broker
+
+    @property
+    def _clock(self) -> Clock:
+        return self._ctx.broker.control.clock
+
+    @property
+    def ended(self) -> bool:
+        """The server ended it (its queue was deleted), after telling the client."""
+        return self._task is not None and self._task.done()
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._push(), name=f"ws-subscription-{self.queue_name}")
+
+    async def stop(self) -> None:
+        """Stops pushing, then makes the unsettled messages visible again at once, so that
+        other receivers get them without waiting out their visibility timeouts."""
+        self._stopping = True
+        while self._task is not None and not self._task.done():
+            # Again until it ends: on Python 3.11 a cancellation that arrives just as a
+            # wait inside the receive ends can be lost; the flag ends the loop anyway.
+            self._task.cancel()
+            await asyncio.wait({self._task}, timeout=_STOP_RETRY_S)
+        handles = self._live_handles()
+        self._unsettled.clear()
+        if not handles:
+            return
+        try:
+            queue = await self._ctx.queue(self.queue_name)
+            for start in range(0, len(handles), MAX_BATCH_ENTRIES):
+                chunk = handles[start : start + MAX_BATCH_ENTRIES]
+                await self._broker.change_visibility(queue, [(h, 0) for h in chunk])
+        except Exception:  # the queue may be gone; the timeouts release them anyway
+            log.warning("could not release %d messages of %s", len(handles), self.queue_name)
+
+    def set_credit(self, credit: int) -> None:
+        self.credit = credit
+        self._changed.set()
+
+    def settle(self, handles: Iterable[str]) -> None:
+        """Acked or nacked: they no longer count against the credit."""
+        for handle in handles:
+            self._unsettled.pop(handle, None)
+        self._changed.set()
+
+    def extend(self, handles: Iterable[str], visibility_timeout_ms: int) -> None:
+        until_ms = self._clock.now_ms() + visibility_timeout_ms
+        for handle in handles:
+            if handle in self._unsettled:
+                self._unsettled[handle] = until_ms
+        self._changed.set()
+
+    def _live_handles(self) -> list[str]:
+        now_ms = self._clock.now_ms()
+        return [h for h, until_ms in self._unsettled.items() if until_ms > now_ms]
+
+    def _room(self) -> int:
+        now_ms = self._clock.now_ms()
+        for handle in [h for h, until_ms in self._unsettled.items() if until_ms <= now_ms]:
+            del self._unsettled[handle]
+        return self.credit - len(self._unsettled)
+
+    async def _wait_for_room(self) -> None:
+        """Until credit is raised, something is settled, or the next visibility lapses."""
+        self._changed.clear()
+        timeout_s = None
+        if self._unsettled:
+            next_ms = min(self._unsettled.values())
+            timeout_s = max(next_ms - self._clock.now_ms(), 0) / 1000
+        # asyncio.timeout, not wait_for, which on Python 3.11 can swallow a cancellation.
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout_s):
+                await self._changed.wait()
+
+    async def _push(self) -> None:
+        try:
+            while not self._stopping:
+                room = self._room()
+                if room <= 0:
+                    await self._wait_for_room()
+                    continue
+                # Looked up each round: a changed VisibilityTimeout or a deleted queue
+                # takes effect on the next long poll.
+                queue = await self._ctx.queue(self.queue_name)
+                visibility_timeout_ms = self._visibility_timeout_ms
+                if visibility_timeout_ms is None:
+                    visibility_timeout_ms = queue.visibility_timeout_ms
+                received = await self._broker.receive(
+                    queue, min(room, MAX_BATCH_ENTRIES), visibility_timeout_ms, POLL_WAIT_MS
+                )
+                if not received:
+                    continue
+                until_ms = self._clock.now_ms() + visibility_timeout_ms
+                for message in received:
+                    self._unsettled[message.delivery.receipt_handle] = until_ms
+                await self._send(
+                    Deliver(
+                        queue=self.queue_name,
+                        messages=[received_message(message) for message in received],
+                    )
+                )
+        except (QueueDoesNotExist, NotFound) as exc:
+            self._unsettled.clear()
+            reason = ErrorDetail("QueueDoesNotExist", str(exc) or "The queue was deleted.")
+            await self._send(Unsubscribed(queue=self.queue_name, reason=reason))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("subscription to %s failed", self.queue_name)
+            reason = ErrorDetail("InternalError", f"The subscription failed: {type(exc).__name__}")
+            await self._send(Unsubscribed(queue=self.queue_name, reason=reason))
