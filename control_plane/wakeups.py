@@ -44,8 +44,12 @@ class Listener:
     async def wait(self, timeout_s: float) -> bool:
         """True if woken (since the last wait), False if the timeout passed first."""
         if not self._event.is_set() and timeout_s > 0:
+            # asyncio.timeout, not wait_for: on Python 3.11, wait_for swallows a
+            # cancellation that arrives as the event is set, and the cancelled task
+            # goes on waiting.
             try:
-                await asyncio.wait_for(self._event.wait(), timeout_s)
+                async with asyncio.timeout(timeout_s):
+                    await self._event.wait()
             except TimeoutError:
                 return False
         woken = self._event.is_set()
