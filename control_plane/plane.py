@@ -37,7 +37,12 @@ class ControlPlane:
 
         The first gateway to start creates the key (SET NX); the rest read it.
         """
-        redis = Redis.from_url(redis_url)
+        # No socket_timeout (redis-py 8 defaults it to 5 s): with one, every command is
+        # sent under asyncio.wait_for, which on Python 3.11 loses a cancellation that
+        # arrives just after the write, and the cancelled task carries on (a long poll
+        # being stopped keeps polling). Connecting stays bounded; TCP keepalive finds a
+        # dead Redis.
+        redis = Redis.from_url(redis_url, socket_timeout=None, socket_connect_timeout=5)
         try:
             with redis_boundary():
                 await redis.set(keys.RECEIPT_KEY, new_signing_key(), nx=True)

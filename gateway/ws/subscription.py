@@ -74,8 +74,8 @@ class Subscription:
         other receivers get them without waiting out their visibility timeouts."""
         self._stopping = True
         while self._task is not None and not self._task.done():
-            # Again until it ends: on Python 3.11 a cancellation that arrives just as a
-            # wait inside the receive ends can be lost; the flag ends the loop anyway.
+            # Again until it ends: on Python 3.11, asyncio.wait_for anywhere below (a
+            # library's, say) can lose a cancellation; the flag ends the loop anyway.
             self._task.cancel()
             await asyncio.wait({self._task}, timeout=_STOP_RETRY_S)
         handles = self._live_handles()
