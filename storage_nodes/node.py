@@ -17,6 +17,7 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+from control_plane.errors import QueueDoesNotExist
 from storage_nodes.log.log_config import LogConfig
 from storage_nodes.log.partition_log import PartitionLog
 from storage_nodes.log.record import Record, RecordIn
@@ -24,6 +25,11 @@ from storage_nodes.log.record import Record, RecordIn
 log = logging.getLogger(__name__)
 
 _STREAM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
+
+
+class StreamDropped(QueueDoesNotExist):
+    """The stream was dropped (its queue deleted): it is not opened again. Stream ids are
+    never reused, so a use of one after its drop is a request that raced the deletion."""
 
 
 class StorageNode:
@@ -36,6 +42,9 @@ class StorageNode:
         self._config = config or LogConfig()
         self._logs: dict[tuple[str, int], PartitionLog] = {}
         self._opening: dict[tuple[str, int], asyncio.Lock] = {}
+        # Dropped in this process: without it, a read racing the drop would open (and
+        # create) the partition again while its directory is being removed.
+        self._dropped: set[str] = set()
 
     async def append(self, stream_id: str, partition: int, records: Sequence[RecordIn]) -> int:
         """Appends durably (per the log's policy); returns the first record's offset."""
@@ -53,8 +62,10 @@ class StorageNode:
         return (await self._log(stream_id, partition)).end_offset
 
     async def drop_stream(self, stream_id: str) -> None:
-        """Closes and deletes every partition of a stream (after its queue was deleted)."""
+        """Closes and deletes every partition of a stream (after its queue was deleted);
+        later uses of it raise StreamDropped."""
         _check_stream_id(stream_id)
+        self._dropped.add(stream_id)
         for key in [key for key in self._logs if key[0] == stream_id]:
             await self._logs.pop(key).close()
         await asyncio.to_thread(shutil.rmtree, self.streams_dir / stream_id, ignore_errors=True)
@@ -74,6 +85,8 @@ class StorageNode:
         lock = self._opening.setdefault(key, asyncio.Lock())
         async with lock:
             found = self._logs.get(key)
+            if stream_id in self._dropped:
+                raise StreamDropped("The specified queue does not exist.")
             if found is None:
                 directory = self.streams_dir / stream_id / str(partition)
                 found = await PartitionLog.open(directory, self._config)

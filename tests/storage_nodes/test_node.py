@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from storage_nodes.log.record import RecordIn
-from storage_nodes.node import StorageNode
+from storage_nodes.node import StorageNode, StreamDropped
 
 
 def _record(body: bytes) -> RecordIn:
@@ -35,9 +35,22 @@ async def test_a_dropped_stream_is_gone_from_disk(tmp_path: Path) -> None:
     await node.append("kept", 0, [_record(b"y")])
     await node.drop_stream("gone")
     assert not (tmp_path / "streams" / "gone").exists()
-    assert await node.end_offset("gone", 0) == 0
+    with pytest.raises(StreamDropped):
+        await node.end_offset("gone", 0)
     assert await node.end_offset("kept", 0) == 1
     await node.close()
+
+
+async def test_uses_racing_a_drop_do_not_bring_the_stream_back(tmp_path: Path) -> None:
+    node = StorageNode(tmp_path)
+    await node.append("gone", 0, [_record(b"x")])
+    racing = [node.end_offset("gone", p) for p in range(4)]
+    racing += [node.read_offsets("gone", 0, [0]), node.append("gone", 1, [_record(b"y")])]
+    results = await asyncio.gather(node.drop_stream("gone"), *racing, return_exceptions=True)
+    assert results[0] is None
+    assert all(isinstance(r, StreamDropped) for r in results[1:]), results
+    await node.close()
+    assert not (tmp_path / "streams" / "gone").exists()
 
 
 @pytest.mark.parametrize("stream_id", ["../escape", "", "a/b", "x" * 65])
