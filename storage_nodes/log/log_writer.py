@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
-import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
@@ -28,8 +27,6 @@ log = logging.getLogger(__name__)
 _MAX_ROUND_BYTES = 8 * 1024 * 1024
 # Rounds handed to the I/O thread and not yet committed: one running, one ready behind it.
 _MAX_IN_FLIGHT = 2
-# Fewer queued appends than this are never split in two rounds (see "Overlap" below).
-_MIN_SPLIT = 16
 
 
 class _Op(enum.Enum):
@@ -56,7 +53,7 @@ Step = AppendPlan | LogSegment  # a plan to execute, or a new segment to create
 class _Job:
     """One round (or one command) as handed to the I/O thread."""
 
-    __slots__ = ("futures", "io_s", "offsets", "op", "records", "steps")
+    __slots__ = ("futures", "offsets", "op", "records", "steps")
 
     def __init__(
         self,
@@ -71,37 +68,30 @@ class _Job:
         self.offsets = offsets
         self.records = records
         self.op = op
-        self.io_s = 0.0  # how long the I/O thread took over it
 
     def run(self) -> None:
-        start_s = time.perf_counter()
         for step in self.steps:
             if isinstance(step, AppendPlan):
                 step.segment.write(step)
             else:
                 step.create_files()
-        self.io_s = time.perf_counter() - start_s
 
 
 class LogWriter:
     """Serializes every change to a partition's files; acknowledges appends per policy.
 
-    Group commit: appends queue up while writes are in flight; a round takes all of them,
-    or half (see Overlap), in one write that under ``fsync`` is also one sync. Offsets are
-    assigned when a round is placed, in queue order; a round becomes readable when its
-    I/O is done.
+    Group commit: appends queue up while writes are in flight; a round takes all of them
+    in one write that under ``fsync`` is also one sync. Offsets are assigned when a round
+    is placed, in queue order; a round becomes readable when its I/O is done.
 
     Pipelining: up to two rounds are with the I/O thread at once; appends that arrive
     while a round is being written form the next one, which starts the moment the first
     ends, without a round trip through the loop. The callers of a round are woken when
     it is committed.
 
-    Overlap: when the I/O thread is idle and gathering the queued appends took the loop
-    longer than the last round took the I/O thread, they go out as two rounds, the first
-    half and the second half. The callers of the first are woken (and append again) while
-    the second is being synced, and the two groups stay apart from then on: the loop's
-    work and the disk's overlap instead of taking turns. Few appends stay one round: for
-    them one sync is cheaper than two.
+    A burst is not split to overlap the loop's work with the sync: on two cores that was
+    slower, because the sync itself needs a core and the two threads then contend for the
+    GIL (loadtests/bench_log.py measures it).
 
     Rolls, flushes and close are queued like appends and keep their place in the order.
 
@@ -133,8 +123,6 @@ class LogWriter:
         self._in_flight: deque[_Job] = deque()
         self._tail = AppendPlan(segments.active)  # where the next round will start
         self._place_scheduled = False
-        self._gather_start_s = 0.0  # when the first append of the coming round was queued
-        self._last_io_s = 0.0  # what the I/O thread took over the last round of appends
         self._failure: LogError | None = None
         self._dirty = False  # written but not fsynced (interval / none)
         self._flush_timer: asyncio.TimerHandle | None = None
@@ -158,7 +146,6 @@ class LogWriter:
         if not self._place_scheduled:
             # Placed on the next loop pass, so a burst of appends becomes one round.
             self._place_scheduled = True
-            self._gather_start_s = time.perf_counter()
             self._loop.call_soon(self._place)
         return future
 
@@ -191,7 +178,6 @@ class LogWriter:
             self._failure = LogClosedError()
         if not self._place_scheduled:
             self._place_scheduled = True
-            self._gather_start_s = time.perf_counter()
             self._loop.call_soon(self._place)
         return future
 
@@ -207,19 +193,12 @@ class LogWriter:
     def _place(self) -> None:
         self._place_scheduled = False
         commands = self._commands
-        # See "Overlap" in the class docstring.
-        split = (
-            not self._in_flight
-            and len(self._batches) >= _MIN_SPLIT
-            and time.perf_counter() - self._gather_start_s > self._last_io_s
-        )
         while len(self._in_flight) < _MAX_IN_FLIGHT:
             appends = len(self._batches)
             if commands:
                 appends = min(appends, commands[0][0] - self._appends_placed)
             if appends:
-                job = self._append_job((appends + 1) // 2 if split else appends)
-                split = False
+                job = self._append_job(appends)
             elif commands:
                 _, op, future = commands.popleft()
                 job = self._command_job(op, future)
@@ -310,8 +289,6 @@ class LogWriter:
                     self._dirty = False
             else:
                 self._segments.add(step)
-        if job.op is None:
-            self._last_io_s = job.io_s
         stats = self._stats
         self._stats = LogStats(
             stats.appends + (len(job.futures) if job.op is None else 0),
