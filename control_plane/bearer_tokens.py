@@ -35,7 +35,13 @@ from redis.asyncio import Redis
 from control_plane.access_keys import DEFAULT_ACCOUNT_ID
 from control_plane.clock import Clock
 from control_plane.errors import InvalidParameterValue, redis_boundary
-from control_plane.metadata_cache import MetadataCache, publish_invalidation
+from control_plane.metadata_cache import (
+    MetadataCache,
+    new_nonce,
+    receivers_if_changed,
+    return_invalidating,
+    wait_applied,
+)
 from control_plane.redis_values import as_text
 
 log = logging.getLogger(__name__)
@@ -66,20 +72,16 @@ redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 return 1
 """
 
-REVOKE_SCRIPT = (
-    """
+REVOKE_SCRIPT = """
 -- KEYS[1] the token's hash, KEYS[2] token id -> SHA-256 (hash)
--- ARGV[1] token id, ARGV[2] the SHA-256 hex the caller read for it
--- returns 1 if revoked, 0 if the id no longer names that token (nothing changed)
+-- ARGV[1] token id, ARGV[2] the SHA-256 hex the caller read for it, ARGV[3] invalidation
+-- nonce
+-- returns {1, gateways told} if revoked, 0 if the id no longer names that token (nothing
+-- changed)
 if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
-"""
-    + publish_invalidation("KEYS[1]")
-    + """
-return 1
-"""
-)
+""" + return_invalidating("KEYS[1]", "ARGV[3]")
 
 
 def token_record(digest: str) -> str:
@@ -152,7 +154,7 @@ class BearerTokens:
         if not _TOKEN.match(token):
             return None
         key = token_record(digest_of(token))
-        cached = await self._cache.get(key)
+        cached = self._cache.get(key)
         if isinstance(cached, BearerToken):
             return cached
         generation = self._cache.generation
@@ -180,9 +182,14 @@ class BearerTokens:
                 return None
             record = token_record(as_text(digest))
             fields = await self._redis.hgetall(record)
-            revoked = await self._revoke(keys=[record, TOKEN_IDS], args=[token_id, digest])
-        self._cache.invalidate(record)  # this process at once, not when the message is back
-        if not int(revoked) or not fields:  # revoked meanwhile, or dropped after expiring
+            nonce = new_nonce()
+            receivers = receivers_if_changed(
+                await self._revoke(keys=[record, TOKEN_IDS], args=[token_id, digest, nonce])
+            )
+            if receivers is not None:
+                self._cache.invalidate(record)
+                await wait_applied(self._redis, nonce, receivers)
+        if receivers is None or not fields:  # revoked meanwhile, or dropped after expiring
             return None
         token = _record(fields)
         log.info("bearer token %s of account %s revoked", token_id, token.account_id)

@@ -5,26 +5,30 @@ Every request needs its queue's metadata and, on REST, its bearer token: two Red
 trips before any work, the largest fixed cost of a small request. Both change rarely, so
 a gateway keeps what it read, under the name of the Redis key it read it from.
 
-Exactness: every script that changes a cached key also publishes that key's name on
-`CHANNEL`, inside the script, so the invalidation is on its way to every gateway before
-the change is acknowledged to whoever made it. Each gateway holds one subscription and
-drops the named entry when the message arrives. The cache serves only while that
-subscription is live: when it is lost the cache is emptied and every lookup goes to Redis
-until it is back. A value read from Redis is kept only if no invalidation arrived while
-it was being read (a generation counter), so a read that raced a change never settles in
-the cache. Misses are not cached: an unknown queue or token is looked up every time.
+Exactness: every script that changes a cached key also publishes "<nonce> <key name>" on
+`CHANNEL`, inside the script, and answers how many gateways received it. Each gateway
+holds one subscription; it drops the named entry, then acknowledges by pushing to the
+list `tq:meta-ack:<nonce>`. Whoever made the change waits for those acknowledgements
+(`wait_applied`, at most ACK_WAIT_S) before it returns: once a revoke, a deletion or an
+attribute change has returned, every gateway has applied it, so the next request, on any
+gateway, sees it. (Pub/sub alone is not enough: the change's reply can reach its caller,
+and the caller's next request reach a gateway, before that gateway has read the message.)
 
-So a change is in effect on a gateway once that gateway has read the invalidation, which
-Redis sent before it acknowledged the change: a request caused by that acknowledgement
-(revoke a token, then call) finds it applied. A lost subscription is noticed when its
-connection fails; one cut silently (a partition that leaves the socket open) would not
-be, which cannot happen with `tidemq up`'s Redis on the same machine.
+The cache serves only while its subscription is live: when it is lost the cache is
+emptied and every lookup goes to Redis until it is back, and a gateway that is not
+subscribed is not counted. A value read from Redis is kept only if no invalidation
+arrived while it was being read (a generation counter), so a read that raced a change
+never settles in the cache. Misses are not cached: an unknown queue or token is looked
+up every time. A subscription cut silently (a partition that leaves the socket open)
+would be counted but not acknowledge: the writer then gives up waiting after ACK_WAIT_S
+and logs it; with `tidemq up`'s Redis on the same machine that cannot happen.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 from contextlib import suppress
 
 from redis.asyncio import Redis
@@ -35,15 +39,46 @@ from control_plane.redis_values import as_text
 log = logging.getLogger(__name__)
 
 CHANNEL = "tq:meta"
-# A Lua line that publishes the invalidation of key `key_expr` (a Lua expression).
-_PUBLISH = "redis.call('PUBLISH', '" + CHANNEL + "', {key})"
+ACK_PREFIX = "tq:meta-ack:"
+ACK_WAIT_S = 1.0
+_ACK_TTL_S = 60
 MAX_ENTRIES = 10_000
 _RETRY_S = 1.0
 
 
-def publish_invalidation(key_expr: str) -> str:
-    """The Lua statement a script runs to invalidate the cached copies of a key."""
-    return _PUBLISH.format(key=key_expr)
+def return_invalidating(key_expr: str, nonce_expr: str) -> str:
+    """The Lua statement that ends a script which changed the key `key_expr`: it publishes
+    the invalidation (tagged with the caller's nonce, `nonce_expr`) and returns
+    {1, how many gateways received it}. Lua expressions both."""
+    message = f"{nonce_expr} .. ' ' .. {key_expr}"
+    return f"return {{1, redis.call('PUBLISH', '{CHANNEL}', {message})}}"
+
+
+def new_nonce() -> str:
+    return secrets.token_hex(8)
+
+
+def receivers_if_changed(result: object) -> int | None:
+    """What a script ending in `return_invalidating` answered: None if it changed
+    nothing (it returned 0), else how many gateways must acknowledge."""
+    if isinstance(result, list):
+        return int(result[1])
+    return None
+
+
+async def wait_applied(redis: Redis, nonce: str, receivers: int) -> None:
+    """Returns once `receivers` gateways applied the invalidation tagged `nonce`, or after
+    ACK_WAIT_S without one of them (logged: that gateway's subscription is broken)."""
+    for acknowledged in range(receivers):
+        if await redis.blpop([ACK_PREFIX + nonce], timeout=ACK_WAIT_S) is None:
+            log.warning(
+                "metadata invalidation %s: %d of %d gateways acknowledged within %.0f s",
+                nonce,
+                acknowledged,
+                receivers,
+                ACK_WAIT_S,
+            )
+            return
 
 
 class MetadataCache:
@@ -65,13 +100,7 @@ class MetadataCache:
         """Read before a Redis lookup; hand it back to `put` with the value read."""
         return self._generation
 
-    async def get(self, key: str) -> object | None:
-        if not self._entries:
-            return None
-        # An invalidation that reached this process with (or before) the request asking
-        # is read by the subscriber task in the same loop pass; yielding once lets it run
-        # first, so a change acknowledged before the request was sent is never missed.
-        await asyncio.sleep(0)
+    def get(self, key: str) -> object | None:
         return self._entries.get(key)
 
     def put(self, key: str, value: object, generation: int) -> None:
@@ -108,6 +137,14 @@ class MetadataCache:
             with suppress(asyncio.CancelledError):
                 await task
 
+    async def _apply(self, redis: Redis, message: str) -> None:
+        nonce, _, key = message.partition(" ")
+        self.invalidate(key)
+        async with redis.pipeline(transaction=False) as pipe:
+            pipe.rpush(ACK_PREFIX + nonce, 1)
+            pipe.expire(ACK_PREFIX + nonce, _ACK_TTL_S)  # a writer that gave up waiting
+            await pipe.execute()
+
     async def _subscribe(self, redis: Redis, attempted: asyncio.Event) -> None:
         while True:
             try:
@@ -120,7 +157,7 @@ class MetadataCache:
                     attempted.set()
                     async for message in pubsub.listen():
                         if message.get("type") == "message":
-                            self.invalidate(as_text(message["data"]))
+                            await self._apply(redis, as_text(message["data"]))
             except (RedisError, OSError):
                 log.warning("metadata invalidations lost; reading through for %.0f s", _RETRY_S)
             finally:

@@ -3,12 +3,12 @@
 Each script names its keys (all in one account's hash slot), its arguments and what it
 returns. Numbers are formatted by the caller. A
 script that changes what gateways cache of a queue (control_plane/metadata_cache.py)
-publishes the metadata key's invalidation itself, before it answers.
+publishes the metadata key's invalidation itself and answers how many gateways got it.
 """
 
 from __future__ import annotations
 
-from control_plane.metadata_cache import publish_invalidation
+from control_plane.metadata_cache import return_invalidating
 
 CREATE_QUEUE = """
 -- KEYS[1] catalogue (zset of names), KEYS[2] the queue's metadata hash,
@@ -33,8 +33,7 @@ for i = 8, #ARGV, 2 do redis.call('HSET', KEYS[4], ARGV[i], ARGV[i + 1]) end
 return 1
 """
 
-DELETE_QUEUE = (
-    """
+DELETE_QUEUE = """
 -- KEYS[1] catalogue, KEYS[2] metadata, KEYS[3] deleted queues, KEYS[4] tags,
 -- KEYS[5] dead-letter sources of the queue's dead-letter queue (unused without one)
 -- ARGV[1] name, ARGV[2] the stream id the caller looked up, ARGV[3] now ms
@@ -44,15 +43,9 @@ redis.call('DEL', KEYS[2], KEYS[4])
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
 redis.call('SREM', KEYS[5], ARGV[1])
-"""
-    + publish_invalidation("KEYS[2]")
-    + """
-return 1
-"""
-)
+""" + return_invalidating("KEYS[2]", "ARGV[4]")
 
-SET_ATTRIBUTES = (
-    """
+SET_ATTRIBUTES = """
 -- KEYS[1] metadata, KEYS[2] dead-letter sources of the old dead-letter queue,
 -- KEYS[3] dead-letter sources of the new one (either unused when there is none)
 -- ARGV[1] name, ARGV[2] stream id the caller read, ARGV[3] attributes (canonical JSON),
@@ -62,12 +55,7 @@ if redis.call('HGET', KEYS[1], 'stream_id') ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], 'attributes', ARGV[3], 'modified_ms', ARGV[4])
 if ARGV[5] == '1' then redis.call('SREM', KEYS[2], ARGV[1]) end
 if ARGV[6] == '1' then redis.call('SADD', KEYS[3], ARGV[1]) end
-"""
-    + publish_invalidation("KEYS[1]")
-    + """
-return 1
-"""
-)
+""" + return_invalidating("KEYS[1]", "ARGV[7]")
 
 TAG_QUEUE = """
 -- KEYS[1] metadata, KEYS[2] tags

@@ -30,7 +30,12 @@ from control_plane.errors import (
     QueueNameExists,
     redis_boundary,
 )
-from control_plane.metadata_cache import MetadataCache
+from control_plane.metadata_cache import (
+    MetadataCache,
+    new_nonce,
+    receivers_if_changed,
+    wait_applied,
+)
 from control_plane.queue_attributes import (
     RedrivePolicy,
     check_combination,
@@ -186,7 +191,7 @@ class QueueStore:
 
     async def get(self, account_id: str, name: str) -> QueueInfo:
         key = keys.queue_metadata(account_id, name)
-        cached = await self._cache.get(key)
+        cached = self._cache.get(key)
         if isinstance(cached, QueueInfo):
             return cached
         generation = self._cache.generation
@@ -224,32 +229,42 @@ class QueueStore:
         if new is not None:
             await self._check_dead_letter_target(account_id, name, new)
         metadata = keys.queue_metadata(account_id, name)
+        nonce = new_nonce()
         with redis_boundary():
-            changed = await self._set_attributes(
-                keys=[metadata, _sources_key(account_id, old), _sources_key(account_id, new)],
-                args=[
-                    name,
-                    queue.stream_id,
-                    _encode(merged),
-                    self._clock.now_ms(),
-                    1 if old else 0,
-                    1 if new else 0,
-                ],
+            receivers = receivers_if_changed(
+                await self._set_attributes(
+                    keys=[metadata, _sources_key(account_id, old), _sources_key(account_id, new)],
+                    args=[
+                        name,
+                        queue.stream_id,
+                        _encode(merged),
+                        self._clock.now_ms(),
+                        1 if old else 0,
+                        1 if new else 0,
+                        nonce,
+                    ],
+                )
             )
-        self._cache.invalidate(metadata)  # this process at once, not when the message is back
-        if not int(changed):
-            raise QueueDoesNotExist("The specified queue does not exist.")
+            if receivers is None:
+                raise QueueDoesNotExist("The specified queue does not exist.")
+            self._cache.invalidate(metadata)  # here at once, without waiting for the message
+            await wait_applied(self._redis, nonce, receivers)
         return await self._read(account_id, name)
 
     async def delete(self, account_id: str, name: str) -> QueueInfo:
         """Removes the queue from the catalogue; the caller drops its stream and state."""
         queue = await self._read(account_id, name)
+        nonce = new_nonce()
         with redis_boundary():
-            await self._delete(
-                keys=self._catalogue_keys(account_id, name, queue.redrive),
-                args=[name, queue.stream_id, self._clock.now_ms()],
+            receivers = receivers_if_changed(
+                await self._delete(
+                    keys=self._catalogue_keys(account_id, name, queue.redrive),
+                    args=[name, queue.stream_id, self._clock.now_ms(), nonce],
+                )
             )
-        self._cache.invalidate(keys.queue_metadata(account_id, name))
+            if receivers is not None:
+                self._cache.invalidate(keys.queue_metadata(account_id, name))
+                await wait_applied(self._redis, nonce, receivers)
         return queue
 
     async def list_names(self, account_id: str, prefix: str = "") -> list[str]:
