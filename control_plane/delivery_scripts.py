@@ -24,11 +24,18 @@ from __future__ import annotations
 # lexically ordered set, so a group's messages come out of ZRANGEBYLEX in offset order.
 PRELUDE = r"""
 local function s(n) return string.format('%d', n) end
-local function state_of(key, member)
-  local state = redis.call('HGET', key, member)
+local function parse_state(state)
   if not state then return nil end
   local c, q, f = string.match(state, '^(%d+):(%d+):(%d+)$')
   return tonumber(c), q, tonumber(f)
+end
+local function state_of(key, member) return parse_state(redis.call('HGET', key, member)) end
+-- One command for many arguments (Lua's unpack has a limit: at most 512 at a time, an
+-- even number so that pairs stay together).
+local function call_many(command, key, args)
+  for i = 1, #args, 512 do
+    redis.call(command, key, unpack(args, i, math.min(i + 511, #args)))
+  end
 end
 local function offset_of(member) return tonumber(string.match(member, ':(%d+)$')) end
 local function fifo_member(group, offset) return group .. '\0' .. string.format('%020d', offset) end
@@ -57,15 +64,30 @@ local function room_left(timers, delayed, now, quota)
 end
 -- Hands out one delivery: a new delivery number, the message's state and its timer; adds
 -- kind, member, receive count, delivery seq and first receive ms to the claim's `out`.
-local function take(out, timers, deliveries, seq_key, kind, member, count, first, due)
-  local seq = redis.call('INCR', seq_key)
-  redis.call('HSET', deliveries, member, s(count) .. ':' .. s(seq) .. ':' .. s(first))
-  redis.call('ZADD', timers, due, member)
+-- The writes are gathered and made by `write_takes`, one command each for the whole
+-- claim (a claim never reads back the state of a message it took), which every script
+-- that takes must call before it returns.
+local pending_takes = {seq = nil, states = {}, timers = {}}
+local function take(out, seq_key, kind, member, count, first, due)
+  local seq = pending_takes.seq or tonumber(redis.call('GET', seq_key) or '0')
+  seq = seq + 1
+  pending_takes.seq = seq
+  local states, timers = pending_takes.states, pending_takes.timers
+  states[#states + 1] = member
+  states[#states + 1] = s(count) .. ':' .. s(seq) .. ':' .. s(first)
+  timers[#timers + 1] = due
+  timers[#timers + 1] = member
   out[#out + 1] = kind
   out[#out + 1] = member
   out[#out + 1] = count
   out[#out + 1] = seq
   out[#out + 1] = s(first)
+end
+local function write_takes(timers, deliveries, seq_key)
+  if not pending_takes.seq then return end
+  call_many('HSET', deliveries, pending_takes.states)
+  call_many('ZADD', timers, pending_takes.timers)
+  redis.call('SET', seq_key, s(pending_takes.seq))
 end
 local function unlock_one(fifo, locks, ready, group)
   if redis.call('HINCRBY', locks, group, -1) <= 0 then redis.call('HDEL', locks, group) end
@@ -113,11 +135,14 @@ if room <= 0 then return {-1} end
 if room < max then max = room end
 local out = {}
 local function take_one(kind, member, count, first, due)
-  take(out, KEYS[1], KEYS[2], KEYS[4], kind, member, count, first, due)
+  take(out, KEYS[4], kind, member, count, first, due)
 end
 local n = 0
-for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, max)) do
-  local count, _, first = state_of(KEYS[2], member)
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, max)
+local states = {}
+if due[1] then states = redis.call('HMGET', KEYS[2], unpack(due)) end
+for j, member in ipairs(due) do
+  local count, _, first = parse_state(states[j])
   count = count or 0
   if count == 0 then
     first = now
@@ -131,26 +156,32 @@ for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'L
   end
 end
 local skips = 1000
+-- Without delays at send (the usual case) no message is passed over: no SREM each.
+local any_ahead = redis.call('SCARD', KEYS[7]) > 0
 local i, k = 7, 8
 while n < max and skips > 0 and ARGV[i] do
   local partition = ARGV[i]
   local log_end = tonumber(ARGV[i + 1])
   local cursor = tonumber(redis.call('HGET', KEYS[3], partition) or '0')
   local offset = cursor
+  local unacked = {}
   while offset < log_end and n < max and skips > 0 do
     local member = partition .. ':' .. s(offset)
-    if redis.call('SREM', KEYS[7], member) == 1 then
+    if any_ahead and redis.call('SREM', KEYS[7], member) == 1 then
       skips = skips - 1
     else
-      redis.call('ZADD', KEYS[k], offset, s(offset))
+      unacked[#unacked + 1] = offset
+      unacked[#unacked + 1] = s(offset)
       take_one(1, member, 1, now, visible_at)
       n = n + 1
     end
     offset = offset + 1
   end
+  call_many('ZADD', KEYS[k], unacked)
   if offset > cursor then redis.call('HSET', KEYS[3], partition, s(offset)) end
   i, k = i + 2, k + 1
 end
+write_takes(KEYS[1], KEYS[2], KEYS[4])
 return out
 """
 )
@@ -205,20 +236,55 @@ DELETE_MESSAGES = (
 -- returns one result per message: 1 deleted, 0 already deleted, -1 the receipt is stale
 -- (a newer delivery exists; SQS answers success and keeps the message)
 local results = {}
-for i = 1, #ARGV, 3 do
-  local member = ARGV[i]
-  local count, seq = state_of(KEYS[2], member)
-  if not count then
-    results[#results + 1] = 0
-  elseif seq ~= ARGV[i + 1] or count == 0 then
-    results[#results + 1] = -1
-  else
-    local in_flight = redis.call('ZREM', KEYS[1], member) == 1
-    redis.call('HDEL', KEYS[2], member)
-    redis.call('ZREM', KEYS[tonumber(ARGV[i + 2])], s(offset_of(member)))
-    leave_group(KEYS[3], KEYS[4], KEYS[5], KEYS[6], member, in_flight)
-    results[#results + 1] = 1
+if redis.call('EXISTS', KEYS[4]) == 1 then
+  -- Messages in FIFO groups: each leaves its group, unlocking it if it was in flight.
+  for i = 1, #ARGV, 3 do
+    local member = ARGV[i]
+    local count, seq = state_of(KEYS[2], member)
+    if not count then
+      results[#results + 1] = 0
+    elseif seq ~= ARGV[i + 1] or count == 0 then
+      results[#results + 1] = -1
+    else
+      local in_flight = redis.call('ZREM', KEYS[1], member) == 1
+      redis.call('HDEL', KEYS[2], member)
+      redis.call('ZREM', KEYS[tonumber(ARGV[i + 2])], s(offset_of(member)))
+      leave_group(KEYS[3], KEYS[4], KEYS[5], KEYS[6], member, in_flight)
+      results[#results + 1] = 1
+    end
   end
+  return results
+end
+-- No groups: the same decisions from one HMGET, then one command per key for all.
+local members = {}
+for i = 1, #ARGV, 3 do members[#members + 1] = ARGV[i] end
+local states = {}
+for i = 1, #members, 512 do
+  local part = redis.call('HMGET', KEYS[2], unpack(members, i, math.min(i + 511, #members)))
+  for _, state in ipairs(part) do states[#states + 1] = state end
+end
+local deleted, gone, unacked = {}, {}, {}
+for j, member in ipairs(members) do
+  local i = 3 * j - 2
+  local count, seq = nil, nil
+  if not deleted[member] then count, seq = parse_state(states[j]) end
+  if not count then
+    results[j] = 0
+  elseif seq ~= ARGV[i + 1] or count == 0 then
+    results[j] = -1
+  else
+    deleted[member] = true
+    gone[#gone + 1] = member
+    local k = tonumber(ARGV[i + 2])
+    unacked[k] = unacked[k] or {}
+    unacked[k][#unacked[k] + 1] = s(offset_of(member))
+    results[j] = 1
+  end
+end
+if gone[1] then
+  call_many('ZREM', KEYS[1], gone)
+  call_many('HDEL', KEYS[2], gone)
+  for k, offsets in pairs(unacked) do call_many('ZREM', KEYS[k], offsets) end
 end
 return results
 """

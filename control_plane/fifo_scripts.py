@@ -105,7 +105,7 @@ if room <= 0 then return {-1} end
 if room < max then max = room end
 local out = {}
 local function take_one(kind, member, count, first, due)
-  take(out, KEYS[1], KEYS[2], KEYS[3], kind, member, count, first, due)
+  take(out, KEYS[3], kind, member, count, first, due)
 end
 local n = 0
 while n < max do
@@ -132,6 +132,7 @@ while n < max do
   end
   if taken > 0 then redis.call('HINCRBY', KEYS[7], group, taken) end
 end
+write_takes(KEYS[1], KEYS[2], KEYS[3])
 return out
 """
 )

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import hmac
 import secrets
 import struct
@@ -30,6 +31,7 @@ from control_plane.errors import ReceiptHandleIsInvalid
 _VERSION = 1
 _TAIL = struct.Struct(">IQQ")  # partition, offset, delivery seq
 _MAC_BYTES = 16
+_BLOCK_BYTES = 64  # SHA-256's block size, which HMAC pads its key to
 _MAX_HANDLE_CHARS = 1024
 
 
@@ -56,7 +58,21 @@ class ReceiptSigner:
     def __init__(self, key: bytes) -> None:
         if len(key) < 16:
             raise ValueError("a receipt signing key needs at least 16 bytes")
-        self._key = key
+        # HMAC-SHA256 with the key's inner and outer pads hashed once, here: each MAC
+        # then costs two hash copies, under half of what `hmac.digest` spends keying
+        # SHA-256 again for every receipt (two per message received and deleted).
+        block = (key if len(key) <= _BLOCK_BYTES else hashlib.sha256(key).digest()).ljust(
+            _BLOCK_BYTES, b"\0"
+        )
+        self._inner = hashlib.sha256(bytes(b ^ 0x36 for b in block))
+        self._outer = hashlib.sha256(bytes(b ^ 0x5C for b in block))
+
+    def _mac(self, body: bytes) -> bytes:
+        inner = self._inner.copy()
+        inner.update(body)
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return outer.digest()[:_MAC_BYTES]
 
     def sign(self, receipt: Receipt) -> str:
         sid = receipt.subscription_id.encode("ascii")
@@ -65,15 +81,13 @@ class ReceiptSigner:
             + sid
             + _TAIL.pack(receipt.partition, receipt.offset, receipt.delivery_seq)
         )
-        mac = hmac.digest(self._key, body, "sha256")[:_MAC_BYTES]
-        return base64.urlsafe_b64encode(body + mac).rstrip(b"=").decode("ascii")
+        return base64.urlsafe_b64encode(body + self._mac(body)).rstrip(b"=").decode("ascii")
 
     def verify(self, handle: str) -> Receipt:
         """Returns the receipt a handle names; raises ReceiptHandleIsInvalid otherwise."""
         raw = self._decode(handle)
         body, mac = raw[:-_MAC_BYTES], raw[-_MAC_BYTES:]
-        expected = hmac.digest(self._key, body, "sha256")[:_MAC_BYTES]
-        if not hmac.compare_digest(mac, expected):
+        if not hmac.compare_digest(mac, self._mac(body)):
             raise invalid_receipt_error(handle)
         sid_len = body[1]
         if body[0] != _VERSION or len(body) != 2 + sid_len + _TAIL.size:

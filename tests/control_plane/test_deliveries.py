@@ -83,6 +83,24 @@ async def test_a_batch_delete_settles_each_receipt_on_its_own(
     assert await _stats(plane, 3) == (0, 1, 0)
 
 
+async def test_a_receipt_given_twice_in_a_batch_deletes_once(plane: ControlPlane) -> None:
+    a, b = await _claim(plane, 2)
+    assert await _delete(plane, a, a, b) == [True, False, True]
+    assert await _stats(plane, 2) == (0, 0, 0)
+    assert await _claim(plane, 2) == []
+
+
+async def test_deliveries_of_one_claim_get_distinct_increasing_numbers(
+    plane: ControlPlane, clock: ManualClock
+) -> None:
+    first = await _claim(plane, 3)
+    clock.advance(VISIBILITY_MS)
+    again = await _claim(plane, 5)  # the three due again first, then two new ones
+    seqs = [d.delivery_seq for d in first + again]
+    assert seqs == sorted(set(seqs))
+    assert [(d.offset, d.receive_count) for d in again] == [(0, 2), (1, 2), (2, 2), (3, 1), (4, 1)]
+
+
 async def test_change_visibility_to_zero_makes_the_message_visible_now(
     plane: ControlPlane,
 ) -> None:
