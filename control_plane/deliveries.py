@@ -158,20 +158,20 @@ class Deliveries:
                 "yet deleted at once."
             )
         claim = Claim()
+        sign = self._signer.signer_for(subscription_id)
         for i in range(0, len(flat), 5):
-            partition_text, offset_text = as_text(flat[i + 1]).split(":")
-            seq = int(flat[i + 3])
-            receipt = Receipt(subscription_id, int(partition_text), int(offset_text), seq)
+            partition_text, _, offset_text = as_text(flat[i + 1]).partition(":")
+            partition, offset, seq = int(partition_text), int(offset_text), int(flat[i + 3])
             delivery = Delivery(
-                subscription_id=subscription_id,
-                partition=receipt.partition,
-                offset=receipt.offset,
-                receive_count=int(flat[i + 2]),
-                delivery_seq=seq,
-                first_receive_ms=int(flat[i + 4]),
-                receipt_handle=self._signer.sign(receipt),
+                subscription_id,
+                partition,
+                offset,
+                int(flat[i + 2]),  # receive count
+                seq,
+                int(flat[i + 4]),  # first receive ms
+                sign(partition, offset, seq),
             )
-            target = claim.deliveries if int(flat[i]) == _DELIVER else claim.dead_letters
+            target = claim.deliveries if flat[i] == _DELIVER else claim.dead_letters
             target.append(delivery)
         return claim
 

@@ -24,6 +24,7 @@ import hashlib
 import hmac
 import secrets
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from control_plane.errors import ReceiptHandleIsInvalid
@@ -75,13 +76,22 @@ class ReceiptSigner:
         return outer.digest()[:_MAC_BYTES]
 
     def sign(self, receipt: Receipt) -> str:
-        sid = receipt.subscription_id.encode("ascii")
-        body = (
-            bytes((_VERSION, len(sid)))
-            + sid
-            + _TAIL.pack(receipt.partition, receipt.offset, receipt.delivery_seq)
+        return self.signer_for(receipt.subscription_id)(
+            receipt.partition, receipt.offset, receipt.delivery_seq
         )
-        return base64.urlsafe_b64encode(body + self._mac(body)).rstrip(b"=").decode("ascii")
+
+    def signer_for(self, subscription_id: str) -> Callable[[int, int, int], str]:
+        """sign(partition, offset, delivery seq) for receipts of one subscription: the
+        header is encoded once for a whole claim."""
+        sid = subscription_id.encode("ascii")
+        head = bytes((_VERSION, len(sid))) + sid
+        pack, mac, encode = _TAIL.pack, self._mac, base64.urlsafe_b64encode
+
+        def sign(partition: int, offset: int, delivery_seq: int) -> str:
+            body = head + pack(partition, offset, delivery_seq)
+            return encode(body + mac(body)).rstrip(b"=").decode("ascii")
+
+        return sign
 
     def verify(self, handle: str) -> Receipt:
         """Returns the receipt a handle names; raises ReceiptHandleIsInvalid otherwise."""

@@ -229,6 +229,8 @@ class Broker:
         return results, receipts
 
     async def _log_ends(self, queue: QueueInfo) -> dict[int, int]:
+        if queue.partitions == 1:  # every queue so far: no task per partition
+            return {0: await self.storage.end_offset(queue.stream_id, 0)}
         ends = await asyncio.gather(
             *(self.storage.end_offset(queue.stream_id, p) for p in range(queue.partitions))
         )
