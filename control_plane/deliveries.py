@@ -259,9 +259,9 @@ class Deliveries:
         sub = SubscriptionKeys(receipts[0].subscription_id)
         partitions = sorted({r.partition for r in receipts})
         key_index = {p: 7 + i for i, p in enumerate(partitions)}
-        args: list[int | str] = []
-        for r in receipts:
-            args += [r.member, r.delivery_seq, key_index[r.partition]]
+        triples = " ".join(
+            f"{r.partition}:{r.offset} {r.delivery_seq} {key_index[r.partition]}" for r in receipts
+        )
         with redis_boundary():
             results = await self._delete(
                 keys=[
@@ -270,7 +270,7 @@ class Deliveries:
                     *sub.fifo_keys(),
                     *(sub.unacked(p) for p in partitions),
                 ],
-                args=args,
+                args=[triples],
             )
         return [int(result) == 1 for result in results]
 

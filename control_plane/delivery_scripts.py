@@ -231,24 +231,27 @@ DELETE_MESSAGES = (
     + """
 -- KEYS[1] timers, KEYS[2] deliveries, KEYS[3..6] FIFO set, groups, group locks, ready
 -- groups, KEYS[7..] unacked of the partitions named below
--- ARGV triples: member "p:o", delivery seq named by the receipt, index into KEYS of the
--- member's unacked set
+-- ARGV[1] triples, all in one space-separated string (packing hundreds of arguments
+-- was a large part of the client's cost): member "p:o", delivery seq named by the
+-- receipt, index into KEYS of the member's unacked set
 -- returns one result per message: 1 deleted, 0 already deleted, -1 the receipt is stale
 -- (a newer delivery exists; SQS answers success and keeps the message)
+local args = {}
+for word in string.gmatch(ARGV[1], '%S+') do args[#args + 1] = word end
 local results = {}
 if redis.call('EXISTS', KEYS[4]) == 1 then
   -- Messages in FIFO groups: each leaves its group, unlocking it if it was in flight.
-  for i = 1, #ARGV, 3 do
-    local member = ARGV[i]
+  for i = 1, #args, 3 do
+    local member = args[i]
     local count, seq = state_of(KEYS[2], member)
     if not count then
       results[#results + 1] = 0
-    elseif seq ~= ARGV[i + 1] or count == 0 then
+    elseif seq ~= args[i + 1] or count == 0 then
       results[#results + 1] = -1
     else
       local in_flight = redis.call('ZREM', KEYS[1], member) == 1
       redis.call('HDEL', KEYS[2], member)
-      redis.call('ZREM', KEYS[tonumber(ARGV[i + 2])], s(offset_of(member)))
+      redis.call('ZREM', KEYS[tonumber(args[i + 2])], s(offset_of(member)))
       leave_group(KEYS[3], KEYS[4], KEYS[5], KEYS[6], member, in_flight)
       results[#results + 1] = 1
     end
@@ -257,7 +260,7 @@ if redis.call('EXISTS', KEYS[4]) == 1 then
 end
 -- No groups: the same decisions from one HMGET, then one command per key for all.
 local members = {}
-for i = 1, #ARGV, 3 do members[#members + 1] = ARGV[i] end
+for i = 1, #args, 3 do members[#members + 1] = args[i] end
 local states = {}
 for i = 1, #members, 512 do
   local part = redis.call('HMGET', KEYS[2], unpack(members, i, math.min(i + 511, #members)))
@@ -270,12 +273,12 @@ for j, member in ipairs(members) do
   if not deleted[member] then count, seq = parse_state(states[j]) end
   if not count then
     results[j] = 0
-  elseif seq ~= ARGV[i + 1] or count == 0 then
+  elseif seq ~= args[i + 1] or count == 0 then
     results[j] = -1
   else
     deleted[member] = true
     gone[#gone + 1] = member
-    local k = tonumber(ARGV[i + 2])
+    local k = tonumber(args[i + 2])
     unacked[k] = unacked[k] or {}
     unacked[k][#unacked[k] + 1] = s(offset_of(member))
     results[j] = 1
