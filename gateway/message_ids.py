@@ -1,4 +1,5 @@
-"""Message ids: random (version 4) UUIDs, as SQS's are, made a batch at a time.
+"""Message ids (and request ids): random (version 4) UUIDs, as SQS's are, made a batch at
+a time.
 
 `uuid.uuid4()` costs a system call and a UUID object per message, which showed in the
 batched-publish profile; one `os.urandom` call for the whole batch and string formatting

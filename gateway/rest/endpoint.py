@@ -13,7 +13,6 @@ else is a fault of ours, logged with its traceback and answered 500 without deta
 from __future__ import annotations
 
 import logging
-import uuid
 from collections.abc import Awaitable, Callable
 
 from starlette.requests import Request
@@ -22,6 +21,7 @@ from starlette.responses import Response
 from control_plane.errors import ControlPlaneError
 from gateway.auth.errors import AuthError
 from gateway.broker import Broker
+from gateway.message_ids import new_message_ids
 from gateway.request_body import BodyTooLarge, read_body
 from gateway.rest import codec
 from gateway.rest.auth import CHALLENGE, authenticate_rest
@@ -40,7 +40,7 @@ MAX_REQUEST_BYTES = 8 * 1024 * 1024
 
 def endpoint(op: Operation) -> Callable[[Request], Awaitable[Response]]:
     async def handle(request: Request) -> Response:
-        request_id = str(uuid.uuid4())
+        request_id = new_message_ids(1)[0]
         try:
             result = await _run(op, request)
         except RestError as exc:
@@ -84,7 +84,7 @@ async def _run(op: Operation, request: Request) -> object:
 
 
 def error_response(exc: RestError, request_id: str | None = None) -> Response:
-    headers = {"x-request-id": request_id or str(uuid.uuid4())}
+    headers = {"x-request-id": request_id or new_message_ids(1)[0]}
     if isinstance(exc, Unauthorized):
         headers["www-authenticate"] = CHALLENGE
     return Response(codec.encode(exc.body()), exc.http_status, headers, media_type=JSON)
