@@ -96,7 +96,7 @@ class AppendPlan:
         return index
 
     def finalize(self, finish: Finish) -> None:
-        """Fix what happens after the write. Call once, after the last :meth:`add`."""
+        """Fix what happens after the write. Call once, after the last :meth:`add_batches`."""
         self.finish = finish
         if finish >= Finish.SEAL and self.max_timestamp_ms is not None:
             self.time_entries += self.segment.time_index.pack(

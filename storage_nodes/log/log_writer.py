@@ -89,9 +89,9 @@ class LogWriter:
     ends, without a round trip through the loop. The callers of a round are woken when
     it is committed.
 
-    A burst is not split to overlap the loop's work with the sync: on two cores that was
-    slower, because the sync itself needs a core and the two threads then contend for the
-    GIL (loadtests/bench_log.py measures it).
+    A burst is not split in two rounds to overlap the loop's work with the sync: measured
+    with loadtests/bench_log.py on two cores that was slower, because the sync itself
+    needs a core and the two threads then contend for the GIL.
 
     Rolls, flushes and close are queued like appends and keep their place in the order.
 
