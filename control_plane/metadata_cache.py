@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections import OrderedDict
 from contextlib import suppress
 
 from redis.asyncio import Redis
@@ -89,7 +90,7 @@ class MetadataCache:
     """
 
     def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
-        self._entries: dict[str, object] = {}
+        self._entries: OrderedDict[str, object] = OrderedDict()
         self._max_entries = max_entries
         self._generation = 0
         self._live = False
@@ -109,8 +110,7 @@ class MetadataCache:
         if not self._live or generation != self._generation:
             return
         if len(self._entries) >= self._max_entries and key not in self._entries:
-            # Evict the oldest entry: dicts keep insertion order.
-            del self._entries[next(iter(self._entries))]
+            self._entries.popitem(last=False)  # the oldest
         self._entries[key] = value
 
     def invalidate(self, key: str) -> None:
