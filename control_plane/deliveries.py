@@ -52,7 +52,9 @@ class SubscriptionStats:
     delayed: int  # sent with a delay that has not yet elapsed
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: a claim makes one per message, and a frozen dataclass's __init__ (one
+# object.__setattr__ per field) cost 2.2 us against 0.5 us. Nothing changes one once made.
+@dataclass(slots=True)
 class Delivery:
     """One claim of one message: where to read it, and the receipt that names it."""
 

@@ -38,7 +38,9 @@ _MAX_ISSUED = 50_000  # about 10 MB of recent handles
 _MAX_HANDLE_CHARS = 1024
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen, for the same reason as Delivery (one per message signed); nothing changes
+# one once made, and the signer hands out the same object for a handle it remembers.
+@dataclass(slots=True)
 class Receipt:
     subscription_id: str
     partition: int

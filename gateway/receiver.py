@@ -30,7 +30,8 @@ MAX_WAIT_MS = 20_000
 DEAD_LETTER_SOURCE = "DeadLetterQueueSourceArn"
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: one per message received (see control_plane.deliveries.Delivery).
+@dataclass(slots=True)
 class ReceivedMessage:
     record: Record
     delivery: Delivery
