@@ -21,7 +21,7 @@ from starlette.responses import Response
 from control_plane.errors import ControlPlaneError
 from gateway.auth.errors import AuthError
 from gateway.broker import Broker
-from gateway.message_ids import new_message_ids
+from gateway.message_ids import new_request_id
 from gateway.request_body import BodyTooLarge, read_body
 from gateway.rest import codec
 from gateway.rest.auth import CHALLENGE, authenticate_rest
@@ -40,7 +40,7 @@ MAX_REQUEST_BYTES = 8 * 1024 * 1024
 
 def endpoint(op: Operation) -> Callable[[Request], Awaitable[Response]]:
     async def handle(request: Request) -> Response:
-        request_id = new_message_ids(1)[0]
+        request_id = new_request_id()
         try:
             result = await _run(op, request)
         except RestError as exc:
@@ -84,7 +84,7 @@ async def _run(op: Operation, request: Request) -> object:
 
 
 def error_response(exc: RestError, request_id: str | None = None) -> Response:
-    headers = {"x-request-id": request_id or new_message_ids(1)[0]}
+    headers = {"x-request-id": request_id or new_request_id()}
     if isinstance(exc, Unauthorized):
         headers["www-authenticate"] = CHALLENGE
     return Response(codec.encode(exc.body()), exc.http_status, headers, media_type=JSON)

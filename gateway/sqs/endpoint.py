@@ -25,7 +25,7 @@ from control_plane.errors import ControlPlaneError
 from gateway.auth.authenticator import authenticate
 from gateway.auth.errors import AuthError
 from gateway.broker import Broker
-from gateway.message_ids import new_message_ids
+from gateway.message_ids import new_request_id
 from gateway.request_body import BodyTooLarge, read_body
 from gateway.sqs import query_protocol
 from gateway.sqs.actions import ACTIONS, SqsContext
@@ -41,7 +41,7 @@ _FORM = "application/x-www-form-urlencoded"
 
 
 async def sqs_endpoint(request: Request) -> Response:
-    request_id = new_message_ids(1)[0]
+    request_id = new_request_id()
     query = _is_query(request)
     action = ""
     try:

@@ -1,0 +1,26 @@
+"""Request ids: version-4 UUIDs in the x-request-id header, one per request."""
+
+from __future__ import annotations
+
+import uuid
+
+import httpx
+
+from gateway.message_ids import new_request_id
+
+
+def test_request_ids_are_distinct_version_4_uuids() -> None:
+    ids = [new_request_id() for _ in range(2000)]
+    assert len(set(ids)) == len(ids)
+    for text in ids:
+        parsed = uuid.UUID(text)
+        assert str(parsed) == text
+        assert parsed.version == 4
+        assert parsed.variant == uuid.RFC_4122
+
+
+def test_each_response_has_its_own_request_id(rest: httpx.Client) -> None:
+    first = rest.get("/v1/queues").headers["x-request-id"]
+    second = rest.get("/v1/queues/none/stats").headers["x-request-id"]
+    assert uuid.UUID(first).version == uuid.UUID(second).version == 4
+    assert first != second
