@@ -17,6 +17,9 @@ Workloads (each bounded by --messages and by --warmup plus --seconds):
   publish_batch_sqs               SendMessageBatch of 10 through boto3
   consume_rest                    receive --batch-size (long poll) + delete them
   consume_sqs                     ReceiveMessage 10 + DeleteMessageBatch through boto3
+  publish_ws                      one message per `publish` frame over WebSocket
+  consume_ws                      WebSocket subscription (credit 2 x --batch-size), each
+                                  pushed batch acked in one frame
   ceiling                         the ceiling app, one 256-byte message per request
 The consume workloads read what the publish workloads left, topped up to --messages.
 """
@@ -42,6 +45,8 @@ WORKLOADS = (
     "publish_batch_sqs",
     "consume_rest",
     "consume_sqs",
+    "publish_ws",
+    "consume_ws",
     "ceiling",
 )
 # (what is compared, the bound, at least or at most) for the workloads the issue targets.

@@ -3,7 +3,8 @@ uvicorn settings (uvloop, httptools, no access log, one process).
 
     python -m loadtests.bench_ceiling --port P
 
-Every POST, on any path, reads the whole request body and answers `{}` as JSON. The
+Every POST, on any path, reads the whole request body and answers `{}` as JSON; the
+WebSocket endpoint at /v1/ws answers frames as loadtests/bench_ws.py describes. The
 bench sends it the same requests as each TideMQ workload, with the same client and
 connection count, so the rate it reaches is what Starlette and uvicorn alone allow on
 this machine for that request shape; TideMQ's ratio to it is how much of the budget the
@@ -18,7 +19,9 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
+
+from loadtests.bench_ws import WS_PATH, ceiling_websocket
 
 READY_LINE = "ceiling ready"
 
@@ -29,7 +32,12 @@ async def accept(request: Request) -> Response:
 
 
 def build_app() -> Starlette:
-    return Starlette(routes=[Route("/{path:path}", accept, methods=["POST"])])
+    return Starlette(
+        routes=[
+            WebSocketRoute(WS_PATH, ceiling_websocket),
+            Route("/{path:path}", accept, methods=["POST"]),
+        ]
+    )
 
 
 class _Server(uvicorn.Server):

@@ -23,6 +23,7 @@ from loadtests.bench_load import (
 )
 from loadtests.bench_servers import BenchError, Credentials
 from loadtests.bench_workloads import Rest, Sqs, rest_session
+from loadtests.bench_ws import WsConnections
 
 PRELOAD_SECONDS = 300.0
 T = TypeVar("T")
@@ -73,6 +74,7 @@ class Runs:
             "fixed": f"{prefix}-fixed",
             "batch": f"{prefix}-batch",
             "sqs": f"{prefix}-sqs",
+            "ws": f"{prefix}-ws",
         }
         self._single_ceiling: Measured | None = None
 
@@ -140,6 +142,28 @@ class Runs:
         ceiling = self._sqs("ceiling", lambda sqs: sqs.consume(), limits=limits, ceiling=True)
         return Row("consume_sqs", result, ceiling)
 
+    def publish_ws(self) -> Row:
+        result = self._ws("tidemq", lambda ws: ws.publish(self.queues["ws"]))
+        ceiling = self._ws("ceiling", lambda ws: ws.publish(self.queues["ws"]), ceiling=True)
+        return Row("publish_ws", result, ceiling)
+
+    def consume_ws(self) -> Row:
+        available = self._fill("ws")
+        limits = Limits(available, self.args.seconds, self.args.warmup)
+        # Twice a batch in flight: the next pushes come while a batch is being acked.
+        credit = 2 * self.args.batch_size
+        result = self._ws(
+            "tidemq", lambda ws: ws.consume(self.queues["ws"]), credit=credit, limits=limits
+        )
+        ceiling = self._ws(
+            "ceiling",
+            lambda ws: ws.consume(self.queues["ws"]),
+            credit=credit,
+            limits=limits,
+            ceiling=True,
+        )
+        return Row("consume_ws", result, ceiling)
+
     # How they run.
 
     def _rest(
@@ -162,6 +186,35 @@ class Runs:
                 if rate is not None:
                     return await open_loop(label, step, rate, bounds)
                 return await closed_loop(label, step, self.args.connections, bounds)
+
+        return run_async(go)
+
+    def _ws(
+        self,
+        where: str,
+        make: Callable[[WsConnections], AsyncStep],
+        *,
+        credit: int | None = None,
+        limits: Limits | None = None,
+        ceiling: bool = False,
+    ) -> Measured:
+        """--connections WebSocket connections, one worker each; subscribed to the ws queue
+        with `credit` first when it is given."""
+        base = self.ceiling_url if ceiling else self.endpoint
+
+        async def go() -> Measured:
+            async with rest_session(self.args.connections, self.credentials.token) as session:
+                connections = WsConnections()
+                await connections.open(session, base, self.args.connections)
+                try:
+                    if credit is not None:
+                        await connections.subscribe_all(self.queues["ws"], credit)
+                    step = make(connections)
+                    return await closed_loop(
+                        f"{where} ws", step, self.args.connections, limits or self.limits
+                    )
+                finally:
+                    await connections.close()
 
         return run_async(go)
 
