@@ -99,7 +99,7 @@ _set_attributes = _slot_setter(RecordIn, "attributes")
 _set_system_attributes = _slot_setter(RecordIn, "system_attributes")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Record:
     """One message as a reader gets it: :class:`RecordIn`'s fields plus its ``offset``."""
 
@@ -113,3 +113,41 @@ class Record:
     delay_ms: int = 0
     attributes: Mapping[str, MessageAttribute] = field(default_factory=dict, hash=False)
     system_attributes: Mapping[str, MessageAttribute] = field(default_factory=dict, hash=False)
+
+    def __init__(  # noqa: PLR0917 (positional like the generated one it replaces)
+        self,
+        offset: int,
+        message_id: str,
+        timestamp_ms: int,
+        body: bytes,
+        key: bytes | None = None,
+        group_id: str | None = None,
+        dedup_id: str | None = None,
+        delay_ms: int = 0,
+        attributes: Mapping[str, MessageAttribute] = _NO_ATTRIBUTES,
+        system_attributes: Mapping[str, MessageAttribute] = _NO_ATTRIBUTES,
+    ) -> None:
+        # Written out for the reason given in RecordIn: every record a consumer receives
+        # is built here, and the generated one was half of decoding a batch.
+        _set_record_offset(self, offset)
+        _set_record_message_id(self, message_id)
+        _set_record_timestamp_ms(self, timestamp_ms)
+        _set_record_body(self, body)
+        _set_record_key(self, key)
+        _set_record_group_id(self, group_id)
+        _set_record_dedup_id(self, dedup_id)
+        _set_record_delay_ms(self, delay_ms)
+        _set_record_attributes(self, attributes)
+        _set_record_system_attributes(self, system_attributes)
+
+
+_set_record_offset = _slot_setter(Record, "offset")
+_set_record_message_id = _slot_setter(Record, "message_id")
+_set_record_timestamp_ms = _slot_setter(Record, "timestamp_ms")
+_set_record_body = _slot_setter(Record, "body")
+_set_record_key = _slot_setter(Record, "key")
+_set_record_group_id = _slot_setter(Record, "group_id")
+_set_record_dedup_id = _slot_setter(Record, "dedup_id")
+_set_record_delay_ms = _slot_setter(Record, "delay_ms")
+_set_record_attributes = _slot_setter(Record, "attributes")
+_set_record_system_attributes = _slot_setter(Record, "system_attributes")

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import struct
+
+import google_crc32c
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -9,12 +12,17 @@ from storage_nodes.log.record import MAX_DELAY_MS, MessageAttribute, RecordIn
 from storage_nodes.log.record_batch import (
     BATCH_HEADER,
     MAGIC,
+    RECORD_HEADER,
     decode_batch,
     encode_batch,
     read_header,
 )
 
 from .conftest import as_stored, make_record
+
+# The covered part of a batch header (attributes, record_count, two timestamps): the
+# first record header follows it.
+_COVERED_HEADER_BYTES = BATCH_HEADER.size - 17
 
 # The worked example of docs/formats.md: two records, the second with every kind of field.
 EXAMPLE_RECORDS = [
@@ -157,3 +165,18 @@ def test_bad_input_is_refused_before_anything_is_written() -> None:
 def test_invalid_record_error_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="at least one record"):
         encode_batch([])
+
+
+@pytest.mark.parametrize("record", [EXAMPLE_RECORDS[0], EXAMPLE_RECORDS[1]], ids=["plain", "full"])
+def test_field_lengths_that_disagree_with_the_record_length_are_corrupt(
+    record: RecordIn,
+) -> None:
+    # A writer bug rather than a flipped bit: the CRC matches, the lengths do not.
+    batch = encode_batch([record])
+    covered = bytearray(batch.covered)
+    body_length_at = _COVERED_HEADER_BYTES + RECORD_HEADER.size - 4
+    (body_length,) = struct.unpack_from(">i", covered, body_length_at)
+    struct.pack_into(">i", covered, body_length_at, body_length - 1)
+    prefix = struct.pack(">qibI", 0, batch.size - 12, MAGIC, google_crc32c.value(bytes(covered)))
+    with pytest.raises(CorruptRecordError, match="length disagrees"):
+        decode_batch(prefix + bytes(covered))
