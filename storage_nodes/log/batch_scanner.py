@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from storage_nodes.log.errors import CorruptRecordError
-from storage_nodes.log.fileio import pread_exact
+from storage_nodes.log.fileio import NotCached, pread_cached, pread_exact
 from storage_nodes.log.record import Record
 from storage_nodes.log.record_batch import BATCH_HEADER, BatchHeader, check_crc, decode_batch
 from storage_nodes.log.record_batch import read_header as parse_header
@@ -13,6 +13,9 @@ from storage_nodes.log.record_batch import read_header as parse_header
 __all__ = ["BatchScanner"]
 
 _CHUNK_BYTES = 64 * 1024
+# A cached-only scanner runs on the event loop, where decoding a large batch would stall
+# every other request: a batch larger than this is left to a worker.
+_CACHED_MAX_BATCH_BYTES = 256 * 1024
 
 
 class BatchScanner:
@@ -23,13 +26,18 @@ class BatchScanner:
     returned. Every error is a :class:`CorruptRecordError` naming the file and position;
     ``OSError`` passes through for the caller's boundary to translate.
 
+    With ``cached_only`` it never waits for the disk: a read of bytes that are not in the
+    page cache, or of a batch larger than 256 KiB, raises :class:`NotCached` instead (the
+    caller then scans again in a worker thread).
+
     Not thread-safe: one scanner per thread, over a file descriptor the caller owns.
     """
 
-    def __init__(self, fd: int, path: Path, limit: int) -> None:
+    def __init__(self, fd: int, path: Path, limit: int, *, cached_only: bool = False) -> None:
         self.path = path
         self.limit = limit
         self.fd = fd
+        self.cached_only = cached_only
         self._buf = b""
         self._buf_start = 0  # file position of _buf[0]
 
@@ -37,8 +45,13 @@ class BatchScanner:
         """A buffer holding ``size`` bytes at ``position`` (fewer at ``limit``), and where."""
         end = self._buf_start + len(self._buf)
         if not (self._buf_start <= position and position + size <= end):
-            want = min(max(size, _CHUNK_BYTES), self.limit - position)
-            self._buf = pread_exact(self.fd, max(want, 0), position)
+            want = max(min(max(size, _CHUNK_BYTES), self.limit - position), 0)
+            if not self.cached_only:
+                self._buf = pread_exact(self.fd, want, position)
+            elif size > _CACHED_MAX_BATCH_BYTES:
+                raise NotCached
+            else:
+                self._buf = pread_cached(self.fd, want, position)
             self._buf_start = position
         return self._buf, position - self._buf_start
 

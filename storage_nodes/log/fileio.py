@@ -2,7 +2,9 @@
 
 The helpers run in worker threads and let ``OSError`` through; every call from the event
 loop into file I/O goes through :func:`in_worker`, which runs it in a thread and turns
-``OSError`` into :class:`~storage_nodes.log.errors.LogStorageError`.
+``OSError`` into :class:`~storage_nodes.log.errors.LogStorageError`. The exception is
+:func:`pread_cached`, which never waits for the disk and so may run on the loop itself
+(the caller translates its ``OSError`` the same way).
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ from typing import ParamSpec, TypeVar
 from storage_nodes.log.errors import LogStorageError
 
 __all__ = [
+    "NotCached",
     "append_all",
     "fsync_directory",
     "in_worker",
+    "pread_cached",
     "pread_exact",
     "pwrite_all",
     "pwritev_all",
@@ -28,6 +32,13 @@ __all__ = [
 
 _IOV_MAX = 1024  # POSIX minimum is 16, Linux has 1024
 _RWF_DSYNC: int | None = getattr(os, "RWF_DSYNC", None)  # Linux 4.7+
+_RWF_NOWAIT: int | None = getattr(os, "RWF_NOWAIT", None)  # buffered reads: Linux 5.9+
+
+
+class NotCached(Exception):
+    """The bytes asked of :func:`pread_cached` are not all in the page cache (or the OS
+    cannot tell without waiting): read them in a worker thread instead."""
+
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -112,6 +123,28 @@ def pread_exact(fd: int, size: int, position: int) -> bytes:
         chunks.append(more)
         got += len(more)
     return b"".join(chunks)
+
+
+def pread_cached(fd: int, size: int, position: int) -> bytes:
+    """``size`` bytes at ``position`` if the page cache holds all of them; else (or at end
+    of file) raise :class:`NotCached` without waiting for the disk.
+
+    One ``preadv2(RWF_NOWAIT)``: what makes a read cheap enough for the event loop.
+    """
+    if _RWF_NOWAIT is None:
+        raise NotCached
+    buffer = bytearray(size)
+    try:
+        got = os.preadv(fd, [buffer], position, _RWF_NOWAIT)
+    except BlockingIOError:
+        raise NotCached from None
+    except OSError as exc:
+        if exc.errno in (errno.EINVAL, errno.EOPNOTSUPP):  # no RWF_NOWAIT for this file
+            raise NotCached from None
+        raise
+    if got != size:  # partly cached (or short): the rest would wait
+        raise NotCached
+    return bytes(buffer)
 
 
 def fsync_directory(directory: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Literal, ParamSpec, TypeVar
 
 from storage_nodes.log.errors import LogClosedError, LogStorageError
-from storage_nodes.log.fileio import fsync_directory, in_worker
+from storage_nodes.log.fileio import NotCached, fsync_directory, in_worker
 from storage_nodes.log.log_config import DEFAULT_CONFIG, Durability, LogConfig
 from storage_nodes.log.log_loader import load_segments
 from storage_nodes.log.log_writer import LogStats, LogWriter
@@ -24,6 +24,11 @@ log = logging.getLogger(__name__)
 
 P = ParamSpec("P")
 T = TypeVar("T")
+
+# A read of at most this many offsets (a receive is at most 100) is first tried on the
+# event loop, from the page cache only: a hop to a worker thread and back cost more than
+# decoding a claim's records, and the worker then competes with the loop for the GIL.
+_CACHED_READ_MAX_OFFSETS = 256
 
 
 def wall_clock_ms() -> int:
@@ -47,7 +52,9 @@ class PartitionLog:
       never removed, so offsets never go back.
     * On open, the active segment's tail is checked and a torn tail cut (logged).
 
-    Disk I/O always runs in worker threads; the event loop never waits on the disk.
+    Disk I/O always runs in worker threads; the event loop never waits on the disk. A
+    small :meth:`read_offsets` whose bytes are all in the page cache is served on the loop
+    (``preadv2(RWF_NOWAIT)``, which never waits); otherwise it goes to a worker as well.
 
     Thread-safety: use one log object from one event loop (the one it was opened in).
     Two log objects must never open the same directory.
@@ -174,8 +181,24 @@ class PartitionLog:
         found: dict[int, Record] = {}
         for index, wanted in by_segment.items():
             segment = segments[index]
+            if len(wanted) <= _CACHED_READ_MAX_OFFSETS:
+                cached = self._read_cached(segment, wanted)
+                if cached is not None:
+                    found |= cached
+                    continue
             found |= await self._segment_io(segment, {}, segment.read_offsets, wanted, segment.size)
         return found
+
+    def _read_cached(self, segment: LogSegment, offsets: list[int]) -> dict[int, Record] | None:
+        """``segment.read_offsets`` on the loop if the page cache can serve it, else None."""
+        try:
+            return segment.read_offsets(offsets, segment.size, cached_only=True)
+        except NotCached:
+            return None
+        except OSError as exc:
+            if segment.deleted and isinstance(exc, FileNotFoundError):
+                return {}  # deleted by retention meanwhile, as _segment_io reads it
+            raise LogStorageError(f"LogSegment.read_offsets: {exc}") from exc
 
     async def offset_for_timestamp(self, timestamp_ms: int) -> int:
         """The first offset whose record's timestamp is >= ``timestamp_ms``, or

@@ -14,7 +14,13 @@ from storage_nodes.log.append_plan import AppendPlan, Finish
 from storage_nodes.log.batch_scanner import BatchScanner
 from storage_nodes.log.errors import CorruptRecordError
 from storage_nodes.log.file_names import index_path, log_path, time_index_path
-from storage_nodes.log.fileio import fsync_directory, pread_exact, pwritev_all, pwritev_durable
+from storage_nodes.log.fileio import (
+    NotCached,
+    fsync_directory,
+    pread_exact,
+    pwritev_all,
+    pwritev_durable,
+)
 from storage_nodes.log.offset_index import OffsetIndex
 from storage_nodes.log.record import Record
 from storage_nodes.log.record_batch import BATCH_HEADER, BatchHeader, read_header
@@ -273,11 +279,17 @@ class LogSegment:
                         return out
         return out
 
-    def read_offsets(self, offsets: list[int], limit: int) -> dict[int, Record]:
-        """The records at the given (sorted, in-segment) offsets; absent ones are skipped."""
+    def read_offsets(
+        self, offsets: list[int], limit: int, *, cached_only: bool = False
+    ) -> dict[int, Record]:
+        """The records at the given (sorted, in-segment) offsets; absent ones are skipped.
+
+        With ``cached_only`` (on the event loop) it raises :class:`NotCached` rather than
+        wait for the disk or load or rebuild an index.
+        """
         found: dict[int, Record] = {}
         wanted = 0
-        with self._reader(limit) as scanner:
+        with self._reader(limit, cached_only=cached_only) as scanner:
             while wanted < len(offsets):
                 target = offsets[wanted]
                 for position, header in self._batches_from(scanner, target):
@@ -305,12 +317,12 @@ class LogSegment:
         return None
 
     @contextmanager
-    def _reader(self, limit: int) -> Iterator[BatchScanner]:
+    def _reader(self, limit: int, *, cached_only: bool = False) -> Iterator[BatchScanner]:
         """A scanner over the first ``limit`` bytes, through a descriptor of its own (so a
         concurrent delete or close of the segment cannot pull it away mid-read)."""
         fd = os.open(self.log_path, os.O_RDONLY)
         try:
-            yield BatchScanner(fd, self.log_path, limit)
+            yield BatchScanner(fd, self.log_path, limit, cached_only=cached_only)
         finally:
             os.close(fd)
 
@@ -344,6 +356,8 @@ class LogSegment:
             return 0, self.base_offset
         if position < scanner.limit and _header_offset(scanner, position) == start:
             return position, start
+        if scanner.cached_only:
+            raise NotCached  # a worker warns and repairs
         log.warning("%s: offset index entry for %d is wrong; rebuilding", self.log_path, start)
         if not self.sealed:
             return 0, self.base_offset
@@ -355,6 +369,8 @@ class LogSegment:
     def _ensure_indexes(self, scanner: BatchScanner) -> None:
         if self.offset_index.loaded and self.time_index.loaded:
             return
+        if scanner.cached_only:
+            raise NotCached  # loading reads index files: a worker's job
         with self._index_lock:
             if self.offset_index.loaded and self.time_index.loaded:
                 return
