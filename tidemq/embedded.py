@@ -41,6 +41,13 @@ from tidemq.stack import build_app
 
 log = logging.getLogger(__name__)
 
+# How long a thread holding the GIL keeps it while another waits (CPython's default is
+# 5 ms). The server's event loop runs Python almost all the time under load, so a log's
+# I/O thread back from its fsync, or the loop back from a system call while a worker
+# decodes records, waited up to this long for the GIL: most of the single-message p99
+# in docs/performance.md. Shorter costs more switches, which a 2-core server can afford.
+_GIL_SWITCH_INTERVAL_S = 0.0005
+
 
 class LaunchError(RuntimeError):
     """tidemq up cannot start; the message tells the user what to do."""
@@ -92,6 +99,7 @@ def run(settings: Settings) -> None:
                 timeout_graceful_shutdown=10,
             )
             banner = _banner(settings, data_dir, credentials, redis, redis_url)
+            sys.setswitchinterval(_GIL_SWITCH_INTERVAL_S)  # process-wide: set here, once
             _Server(config, on_started=lambda: _print_banner(banner)).run()
         finally:
             if redis is not None:

@@ -19,6 +19,7 @@ from control_plane.secret_box import SecretBox
 from gateway.app import DEFAULT_MAX_MESSAGE_BYTES, create_app
 from gateway.auth.authenticator import Authenticator
 from gateway.broker import Broker
+from gateway.heap import freeze_startup_heap
 from storage_nodes.log.log_config import Durability, LogConfig
 from storage_nodes.node import StorageNode
 
@@ -67,6 +68,9 @@ def build_app(
             app.state.authenticator = Authenticator(
                 AccessKeys(control.redis, control.clock, box), request_clock
             )
+            # Everything start-up made lives as long as the gateway: out of the
+            # collector's walks from here on (gateway/heap.py).
+            freeze_startup_heap()
             yield
 
     return create_app(lifespan, public_url, max_message_bytes)

@@ -25,7 +25,6 @@ from control_plane.clock import Clock, SystemClock
 from gateway.auth.authenticator import Principal, authenticate
 from gateway.auth.errors import AuthError
 from gateway.broker import Broker
-from gateway.heap import freeze_startup_heap
 from gateway.rest.errors import Unauthorized
 
 log = logging.getLogger(__name__)
@@ -55,10 +54,8 @@ class TokenVerifier:
 
 
 def with_token_verifier(lifespan: Lifespan, clock: Clock | None = None) -> Lifespan:
-    """The app's lifespan, plus what the gateway does once it is open: a TokenVerifier
-    over the broker it opened (`app.state.token_verifier`), and the start-up heap frozen
-    out of the garbage collector's walks (gateway/heap.py). Token expiry is wall-clock
-    time unless `clock` is given."""
+    """The app's lifespan, plus a TokenVerifier over the broker it opened
+    (`app.state.token_verifier`). Token expiry is wall-clock time unless `clock` is given."""
 
     @asynccontextmanager
     async def wrapped(app: Starlette) -> AsyncIterator[Any]:
@@ -70,7 +67,6 @@ def with_token_verifier(lifespan: Lifespan, clock: Clock | None = None) -> Lifes
                 ),
                 clock or SystemClock(),
             )
-            freeze_startup_heap()
             yield state
 
     return wrapped
