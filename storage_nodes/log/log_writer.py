@@ -81,8 +81,11 @@ class LogWriter:
     """Serializes every change to a partition's files; acknowledges appends per policy.
 
     Group commit: appends queue up while writes are in flight; a round takes all of them
-    in one write that under ``fsync`` is also one sync. Offsets are assigned when a round
-    is placed, in queue order; a round becomes readable when its I/O is done.
+    in one write that under ``fsync`` is also one sync. An append that finds the I/O
+    thread idle goes out at once, alone, unless the callers of a round are resuming in
+    this loop pass (producers appending again at once then arrive together). Offsets are
+    assigned when a round is placed, in queue order; a round becomes readable when its
+    I/O is done.
 
     Pipelining: up to two rounds are with the I/O thread at once; appends that arrive
     while a round is being written form the next one, which starts the moment the first
@@ -123,6 +126,9 @@ class LogWriter:
         self._in_flight: deque[_Job] = deque()
         self._tail = AppendPlan(segments.active)  # where the next round will start
         self._place_scheduled = False
+        # True from a round's commit until the loop pass in which its callers resume:
+        # producers that append again at once arrive together, and are kept together.
+        self._waking = False
         self._failure: LogError | None = None
         self._dirty = False  # written but not fsynced (interval / none)
         self._flush_timer: asyncio.TimerHandle | None = None
@@ -143,7 +149,7 @@ class LogWriter:
         future = self._loop.create_future()
         self._batches.append(batch)
         self._futures.append(future)
-        if not self._in_flight and not self._commands and not self._place_scheduled:
+        if not (self._in_flight or self._commands or self._place_scheduled or self._waking):
             # The I/O thread is idle: waiting a loop pass for company would only delay
             # this append (at 1 000 single appends a second most rounds hold one). What
             # arrives meanwhile forms the next round, as under load.
@@ -280,7 +286,13 @@ class LogWriter:
             self._fail(exc, job)
             return
         _resolve(job.futures, job.offsets)
+        if not self._waking:
+            self._waking = True
+            self._loop.call_soon(self._woken)  # runs after the callers just resumed
         self._place()
+
+    def _woken(self) -> None:
+        self._waking = False
 
     def _commit(self, job: _Job) -> None:
         writes = syncs = written = 0

@@ -71,6 +71,7 @@ async def test_an_append_to_an_idle_log_is_written_before_the_loop_turns(tmp_pat
     await log.append([make_record(0)])
     path = log._segments.active.log_path
     size_before = path.stat().st_size
+    await asyncio.sleep(0)  # the pass in which the last round's callers resume is over
     writer = log._writer
     future = writer.append(encode_batch([make_record(1)]))
     # Blocking on purpose: the loop gets no turn, so only an append handed to the I/O
@@ -80,6 +81,24 @@ async def test_an_append_to_an_idle_log_is_written_before_the_loop_turns(tmp_pat
         time.sleep(0.001)  # noqa: ASYNC251 (the point: the loop must not turn)
     assert path.stat().st_size > size_before
     assert await future == 1
+    await log.close()
+
+
+async def test_appends_made_as_a_round_commits_stay_together(tmp_path: Path) -> None:
+    log = await PartitionLog.open(tmp_path)
+    writer = log._writer
+    again: list[asyncio.Future[int]] = []
+
+    def append_ten_more(_: object) -> None:
+        # As a producer does that appends again the moment its append returns.
+        again.extend(writer.append(encode_batch([make_record(n)])) for n in range(1, 11))
+
+    first = writer.append(encode_batch([make_record(0)]))
+    first.add_done_callback(append_ten_more)
+    await first
+    writes_before = log.stats.writes
+    assert await asyncio.gather(*again) == list(range(1, 11))
+    assert log.stats.writes - writes_before == 1  # one round, not one alone and nine after
     await log.close()
 
 
