@@ -45,7 +45,6 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
     await Session(
         websocket,
         _context(websocket, principal),
-        principal=principal,
         token=token,
         verifier=verifier,
         token_recheck_s=websocket.app.state.ws_token_recheck_s,

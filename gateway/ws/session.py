@@ -21,7 +21,6 @@ import orjson
 from starlette.websockets import WebSocket, WebSocketState
 
 from control_plane.errors import ControlPlaneError
-from gateway.auth.authenticator import Principal
 from gateway.rest.auth import TokenVerifier
 from gateway.rest.context import RestContext
 from gateway.rest.errors import Conflict, InternalError, RestError, Unauthorized, from_foreign
@@ -67,14 +66,12 @@ class Session:
         websocket: WebSocket,
         ctx: RestContext,
         *,
-        principal: Principal,
         token: str,
         verifier: TokenVerifier,
         token_recheck_s: float,
     ) -> None:
         self._websocket = websocket
         self._ctx = ctx
-        self._principal = principal
         self._token = token
         self._verifier = verifier
         self._token_recheck_s = token_recheck_s
@@ -217,7 +214,7 @@ class Session:
             await asyncio.sleep(self._token_recheck_s)
             try:
                 principal = await self._verifier.principal(self._token)
-                if principal.account_id != self._principal.account_id:
+                if principal.account_id != self._ctx.account_id:
                     raise Unauthorized("InvalidClientTokenId", "The bearer token changed account.")
             except Unauthorized as exc:
                 log.info("WebSocket closed (%s): %s", exc.code, exc.message)
