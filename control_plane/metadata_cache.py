@@ -9,10 +9,11 @@ Exactness: every script that changes a cached key also publishes "<nonce> <key n
 `CHANNEL`, inside the script, and answers how many gateways received it. Each gateway
 holds one subscription; it drops the named entry, then acknowledges by pushing to the
 list `tq:meta-ack:<nonce>`. Whoever made the change waits for those acknowledgements
-(`wait_applied`, at most ACK_WAIT_S) before it returns: once a revoke, a deletion or an
-attribute change has returned, every gateway has applied it, so the next request, on any
-gateway, sees it. (Pub/sub alone is not enough: the change's reply can reach its caller,
-and the caller's next request reach a gateway, before that gateway has read the message.)
+(`wait_applied`, at most ACK_WAIT_S: control_plane/acknowledgements.py) before it
+returns: once a revoke, a deletion or an attribute change has returned, every gateway has
+applied it, so the next request, on any gateway, sees it. (Pub/sub alone is not enough:
+the change's reply can reach its caller, and the caller's next request reach a gateway,
+before that gateway has read the message.)
 
 The cache serves only while its subscription is live: when it is lost the cache is
 emptied and every lookup goes to Redis until it is back, and a gateway that is not
@@ -28,21 +29,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 from collections import OrderedDict
 from contextlib import suppress
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from control_plane.acknowledgements import acknowledge, wait_acknowledged
 from control_plane.redis_values import as_text
 
 log = logging.getLogger(__name__)
 
 CHANNEL = "tq:meta"
 ACK_PREFIX = "tq:meta-ack:"
-ACK_WAIT_S = 1.0
-_ACK_TTL_S = 60
 MAX_ENTRIES = 10_000
 _RETRY_S = 1.0
 
@@ -53,10 +52,6 @@ def return_invalidating(key_expr: str, nonce_expr: str) -> str:
     {1, how many gateways received it}. Lua expressions both."""
     message = f"{nonce_expr} .. ' ' .. {key_expr}"
     return f"return {{1, redis.call('PUBLISH', '{CHANNEL}', {message})}}"
-
-
-def new_nonce() -> str:
-    return secrets.token_hex(8)
 
 
 def receivers_if_changed(result: object) -> int | None:
@@ -70,16 +65,7 @@ def receivers_if_changed(result: object) -> int | None:
 async def wait_applied(redis: Redis, nonce: str, receivers: int) -> None:
     """Returns once `receivers` gateways applied the invalidation tagged `nonce`, or after
     ACK_WAIT_S without one of them (logged: that gateway's subscription is broken)."""
-    for acknowledged in range(receivers):
-        if await redis.blpop([ACK_PREFIX + nonce], timeout=ACK_WAIT_S) is None:
-            log.warning(
-                "metadata invalidation %s: %d of %d gateways acknowledged within %.0f s",
-                nonce,
-                acknowledged,
-                receivers,
-                ACK_WAIT_S,
-            )
-            return
+    await wait_acknowledged(redis, ACK_PREFIX + nonce, receivers, f"metadata invalidation {nonce}")
 
 
 class MetadataCache:
@@ -140,10 +126,7 @@ class MetadataCache:
     async def _apply(self, redis: Redis, message: str) -> None:
         nonce, _, key = message.partition(" ")
         self.invalidate(key)
-        async with redis.pipeline(transaction=False) as pipe:
-            pipe.rpush(ACK_PREFIX + nonce, 1)
-            pipe.expire(ACK_PREFIX + nonce, _ACK_TTL_S)  # a writer that gave up waiting
-            await pipe.execute()
+        await acknowledge(redis, ACK_PREFIX + nonce)
 
     async def _subscribe(self, redis: Redis, attempted: asyncio.Event) -> None:
         while True:

@@ -20,6 +20,7 @@ import orjson
 from redis.asyncio import Redis
 
 from control_plane import keys
+from control_plane.acknowledgements import new_nonce
 from control_plane.arns import queue_arn
 from control_plane.clock import Clock
 from control_plane.errors import (
@@ -32,7 +33,6 @@ from control_plane.errors import (
 )
 from control_plane.metadata_cache import (
     MetadataCache,
-    new_nonce,
     receivers_if_changed,
     wait_applied,
 )

@@ -12,6 +12,14 @@ background subscriber wakes local listeners for what other processes publish. Me
 on the channel are "<origin id>:<subscription id>"; a process ignores its own. Pub/sub
 is best-effort: a wake-up lost while a connection is down costs a waiting poll its early
 return (it still ends at its deadline or its next timer), never a message.
+
+Only while another process listens: a process alone on the channel (`tidemq up`)
+publishes nothing, which under single-message sends saved a Redis round trip, and the
+reading of its own message back, per send (a tenth of the event loop's work). A process
+that subscribes announces itself ("<origin id>:+<nonce>") and waits until every process
+already listening has acknowledged (control_plane/acknowledgements.py), so none of them
+sends a wake-up it would miss once it serves. Each process counts the channel's other
+subscribers again every PEER_CHECK_S, to stop publishing once the others are gone.
 """
 
 from __future__ import annotations
@@ -26,11 +34,15 @@ from contextlib import contextmanager, suppress
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from control_plane.acknowledgements import acknowledge, new_nonce, wait_acknowledged
 from control_plane.redis_values import as_text
 
 log = logging.getLogger(__name__)
 
 CHANNEL = "tq:wake"
+PEER_CHECK_S = 5.0
+_ANNOUNCE = "+"  # begins an announcement's nonce: no subscription id begins with it
+_ACK_PREFIX = "tq:wake-ack:"
 _RETRY_S = 1.0
 
 
@@ -60,15 +72,26 @@ class Listener:
 class WakeUps:
     """Not thread-safe: use from the event loop that owns it."""
 
-    def __init__(self) -> None:
+    def __init__(self, peer_check_s: float = PEER_CHECK_S) -> None:
         self._listeners: defaultdict[str, set[Listener]] = defaultdict(set)
         self._origin = secrets.token_hex(6)
         self._outbox: asyncio.Queue[str] | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        self._peer_check_s = peer_check_s
+        # Whether another process listens on the channel, and how many announcements
+        # arrived (a count of them that fell absent would be stale).
+        self._peers_listen = False
+        self._announcements = 0
+        self._subscribed = False
+
+    @property
+    def peers_listen(self) -> bool:
+        """Whether wake-ups are being published for other processes."""
+        return self._peers_listen
 
     def notify(self, subscription_id: str) -> None:
         self._wake_local(subscription_id)
-        if self._outbox is not None:
+        if self._outbox is not None and self._peers_listen:
             self._outbox.put_nowait(subscription_id)
 
     @contextmanager
@@ -84,7 +107,8 @@ class WakeUps:
                 self._listeners.pop(subscription_id, None)
 
     async def start_relay(self, redis: Redis) -> None:
-        """Starts carrying wake-ups to and from other processes over `redis`."""
+        """Starts carrying wake-ups to and from other processes over `redis`; returns once
+        subscribed and acknowledged by the processes listening already."""
         self._outbox = asyncio.Queue()
         subscribed = asyncio.Event()
         self._tasks = [
@@ -106,8 +130,16 @@ class WakeUps:
             listener.wake()
 
     async def _publish(self, redis: Redis, outbox: asyncio.Queue[str]) -> None:
+        loop = asyncio.get_running_loop()
+        next_check = loop.time() + self._peer_check_s
         while True:
-            first = await outbox.get()
+            try:
+                async with asyncio.timeout_at(next_check):
+                    first = await outbox.get()
+            except TimeoutError:
+                await self._check_peers(redis)
+                next_check = loop.time() + self._peer_check_s
+                continue
             pending = {first}
             while not outbox.empty():  # coalesce a burst into one round trip
                 pending.add(outbox.get_nowait())
@@ -124,16 +156,57 @@ class WakeUps:
             try:
                 async with redis.pubsub() as pubsub:
                     await pubsub.subscribe(CHANNEL)
-                    subscribed.set()
-                    async for message in pubsub.listen():
-                        if message.get("type") == "message":
-                            self._on_message(as_text(message["data"]))
+                    self._subscribed = True
+                    # Announced beside the reading below, not before it: two processes
+                    # starting together each acknowledge the other's announcement.
+                    announced = asyncio.create_task(self._announce(redis))
+                    announced.add_done_callback(lambda _: subscribed.set())
+                    try:
+                        async for message in pubsub.listen():
+                            if message.get("type") == "message":
+                                await self._on_message(redis, as_text(message["data"]))
+                    finally:
+                        self._subscribed = False
+                        announced.cancel()
             except RedisError:
                 log.warning("wake-up subscription lost; retrying in %.0f s", _RETRY_S)
                 subscribed.set()  # start-up must not hang on an unreachable Redis
                 await asyncio.sleep(_RETRY_S)
 
-    def _on_message(self, data: str) -> None:
+    async def _announce(self, redis: Redis) -> None:
+        nonce = new_nonce()
+        announcements = self._announcements
+        try:
+            receivers = int(await redis.publish(CHANNEL, f"{self._origin}:{_ANNOUNCE}{nonce}"))
+            self._count_peers(receivers - 1, announcements)  # itself among the receivers
+            await wait_acknowledged(redis, _ACK_PREFIX + nonce, receivers - 1, "wake-ups")
+        except RedisError:
+            pass  # the subscription fails too, and announces again when it is back
+
+    async def _on_message(self, redis: Redis, data: str) -> None:
         origin, _, subscription_id = data.partition(":")
-        if origin != self._origin and subscription_id:
+        if origin == self._origin or not subscription_id:
+            return
+        if subscription_id.startswith(_ANNOUNCE):
+            self._announcements += 1
+            self._peers_listen = True
+            await acknowledge(redis, _ACK_PREFIX + subscription_id[len(_ANNOUNCE) :])
+        else:
             self._wake_local(subscription_id)
+
+    async def _check_peers(self, redis: Redis) -> None:
+        announcements = self._announcements
+        try:
+            counts = await redis.pubsub_numsub(CHANNEL)
+        except RedisError:
+            return  # the subscription fails too, and announces again when it is back
+        subscribers = int(counts[0][1]) if counts else 0
+        self._count_peers(subscribers - (1 if self._subscribed else 0), announcements)
+
+    def _count_peers(self, others: int, announcements_before: int) -> None:
+        """Applies a count of the other subscribers, taken since `announcements_before`
+        was read: a count of none is stale if an announcement arrived meanwhile."""
+        if others > 0:
+            self._peers_listen = True
+        elif self._announcements == announcements_before:
+            self._peers_listen = False

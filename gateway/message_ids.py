@@ -2,20 +2,23 @@
 request ids of the same form.
 
 `uuid.uuid4()` costs a system call and a UUID object per message, which showed in the
-batched-publish profile; one `os.urandom` call for the whole batch and string formatting
-give the same RFC 4122 ids (122 random bits, version 4, variant 10).
+batched-publish profile. The bits come from the process's pseudo-random generator (seeded
+from the OS at start-up and again in a forked child), a batch at a time, and string
+formatting gives the same RFC 4122 ids (122 random bits, version 4, variant 10). Ids must
+be unique, not secret: nothing is authorised by knowing one. No system call either: one
+(`os.urandom`, releasing the GIL) made each send wait for the log's I/O thread to hand
+the GIL back, 4 % of the loop under single-message publishes.
 """
 
 from __future__ import annotations
 
-import os
 import random
 
 _VARIANT = "89ab"  # the first hex digit of the fourth group: variant 10xx
 
 
 def new_message_ids(count: int) -> list[str]:
-    raw = os.urandom(16 * count)
+    raw = random.randbytes(16 * count)
     ids = []
     for i in range(0, 16 * count, 16):
         h = raw[i : i + 16].hex()

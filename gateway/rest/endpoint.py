@@ -20,6 +20,7 @@ from starlette.responses import Response
 
 from control_plane.errors import ControlPlaneError
 from gateway.auth.errors import AuthError
+from gateway.base_url import base_url
 from gateway.broker import Broker
 from gateway.message_ids import new_request_id
 from gateway.request_body import BodyTooLarge, read_body
@@ -72,11 +73,10 @@ async def _run(op: Operation, request: Request) -> object:
     elif op.query is not None:
         given = codec.decode_query(request.query_params, op.query)
     broker: Broker = request.app.state.broker
-    base_url = request.app.state.public_url or f"{request.url.scheme}://{request.url.netloc}"
     ctx = RestContext(
         broker,
         principal.account_id,
-        base_url,
+        base_url(request),
         request.app.state.max_message_bytes,
         request.path_params,
     )

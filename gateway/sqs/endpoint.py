@@ -24,6 +24,7 @@ from starlette.responses import Response
 from control_plane.errors import ControlPlaneError
 from gateway.auth.authenticator import authenticate
 from gateway.auth.errors import AuthError
+from gateway.base_url import base_url
 from gateway.broker import Broker
 from gateway.message_ids import new_request_id
 from gateway.request_body import BodyTooLarge, read_body
@@ -124,8 +125,8 @@ def _query_params(request: Request, body: bytes) -> tuple[str, dict[str, Any]]:
 
 def _context(request: Request, account_id: str, action: str) -> SqsContext:
     broker: Broker = request.app.state.broker
-    base_url = request.app.state.public_url or f"{request.url.scheme}://{request.url.netloc}"
-    return SqsContext(broker, account_id, base_url, request.app.state.max_message_bytes, action)
+    max_message_bytes = request.app.state.max_message_bytes
+    return SqsContext(broker, account_id, base_url(request), max_message_bytes, action)
 
 
 def _error(exc: SqsError, request_id: str, query: bool) -> Response:

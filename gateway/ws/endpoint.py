@@ -17,6 +17,7 @@ from starlette.websockets import WebSocket
 
 from control_plane.errors import ControlPlaneError
 from gateway.auth.authenticator import Principal
+from gateway.base_url import base_url
 from gateway.rest.auth import TokenVerifier
 from gateway.rest.context import RestContext
 from gateway.rest.endpoint import MAX_REQUEST_BYTES, error_response
@@ -72,11 +73,10 @@ def _token(websocket: WebSocket) -> str:
 
 def _context(websocket: WebSocket, principal: Principal) -> RestContext:
     state = websocket.app.state
-    scheme = "https" if websocket.url.scheme == "wss" else "http"
     return RestContext(
         state.broker,
         principal.account_id,
-        state.public_url or f"{scheme}://{websocket.url.netloc}",
+        base_url(websocket),
         state.max_message_bytes,
         {},
     )

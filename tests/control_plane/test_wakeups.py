@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+from redis.asyncio import Redis
+
 from control_plane.clock import ManualClock
 from control_plane.plane import ControlPlane
 from control_plane.wakeups import WakeUps
@@ -36,3 +39,80 @@ async def test_a_notify_in_one_process_wakes_a_listener_in_another(
             assert await waiting
     finally:
         await other.close()
+
+
+async def _publishes(redis: Redis) -> int:
+    stats = await redis.info("commandstats")
+    return int(stats.get("cmdstat_publish", {}).get("calls", 0))
+
+
+async def test_a_process_alone_publishes_nothing(plane: ControlPlane) -> None:
+    assert not plane.wakeups.peers_listen
+    before = await _publishes(plane.redis)
+    with plane.wakeups.listen("sub") as listener:
+        for _ in range(20):
+            plane.wakeups.notify("sub")
+        assert await listener.wait(5)  # woken locally all the same
+    await asyncio.sleep(0.05)  # the publisher's turn, had anything been queued
+    assert await _publishes(plane.redis) == before
+
+
+async def test_a_process_that_joins_is_published_to_from_then_on(
+    plane: ControlPlane, redis_url: str
+) -> None:
+    assert not plane.wakeups.peers_listen
+    other = await ControlPlane.connect(redis_url, ManualClock())
+    try:
+        # connect returned once `plane` acknowledged it: no wait, no retry here.
+        assert plane.wakeups.peers_listen
+        assert other.wakeups.peers_listen
+        with other.wakeups.listen("sub") as listener:
+            waiting = asyncio.create_task(listener.wait(10))
+            plane.wakeups.notify("sub")
+            assert await waiting
+    finally:
+        await other.close()
+
+
+async def test_publishing_stops_once_the_others_are_gone(redis_url: str) -> None:
+    redis = Redis.from_url(redis_url)
+    lone, other = WakeUps(peer_check_s=0.05), WakeUps(peer_check_s=0.05)
+    try:
+        await lone.start_relay(redis)
+        assert not lone.peers_listen
+        await other.start_relay(redis)
+        assert lone.peers_listen
+        await other.stop_relay()
+        for _ in range(100):
+            if not lone.peers_listen:
+                break
+            await asyncio.sleep(0.05)
+        assert not lone.peers_listen
+        before = await _publishes(redis)
+        lone.notify("sub")
+        await asyncio.sleep(0.05)
+        assert await _publishes(redis) == before
+    finally:
+        await other.stop_relay()
+        await lone.stop_relay()
+        await redis.aclose()
+
+
+async def test_processes_starting_together_acknowledge_each_other(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    redis = Redis.from_url(redis_url)
+    first, second = WakeUps(), WakeUps()
+    try:
+        await asyncio.gather(first.start_relay(redis), second.start_relay(redis))
+        assert first.peers_listen
+        assert second.peers_listen
+        assert "acknowledged" not in caplog.text  # neither waited out the other
+        with second.listen("sub") as listener:
+            waiting = asyncio.create_task(listener.wait(10))
+            first.notify("sub")
+            assert await waiting
+    finally:
+        await first.stop_relay()
+        await second.stop_relay()
+        await redis.aclose()
