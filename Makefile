@@ -1,16 +1,20 @@
-# TideMQ: `make up` runs everything on this machine; `make test` runs every check.
-# Both create ./.venv on first use and re-install when pyproject.toml changes.
+# TideMQ: `make up` runs everything on this machine; `make test` runs every check;
+# `make bench` measures it (docs/performance.md).
+# Each creates ./.venv on first use and re-installs when pyproject.toml changes.
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: up test lint typecheck unit clean
+.PHONY: up test bench lint typecheck unit clean
 
 up: $(VENV)/.installed-runtime
 	$(BIN)/tidemq up
 
 test: $(VENV)/.installed-test lint typecheck unit
+
+bench: $(VENV)/.installed-test
+	$(BIN)/tidemq bench
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
