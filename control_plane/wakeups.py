@@ -84,9 +84,8 @@ class WakeUps:
         self._announcements = 0
         self._subscribed = False
 
-    @property
     def peers_listen(self) -> bool:
-        """Whether wake-ups are being published for other processes."""
+        """Whether another process is known to listen: wake-ups are being published."""
         return self._peers_listen
 
     def notify(self, subscription_id: str) -> None:

@@ -28,17 +28,12 @@ async def test_a_notify_wakes_only_its_subscription() -> None:
         assert not await other.wait(0.01)
 
 
-async def test_a_notify_in_one_process_wakes_a_listener_in_another(
-    plane: ControlPlane, redis_url: str
-) -> None:
-    other = await ControlPlane.connect(redis_url, ManualClock())
-    try:
-        with other.wakeups.listen("sub") as listener:
-            waiting = asyncio.create_task(listener.wait(10))
-            plane.wakeups.notify("sub")
-            assert await waiting
-    finally:
-        await other.close()
+async def _wakes(sender: WakeUps, receiver: WakeUps) -> bool:
+    """Whether a notify in `sender` wakes a listener in `receiver` (within 10 s)."""
+    with receiver.listen("sub") as listener:
+        waiting = asyncio.create_task(listener.wait(10))
+        sender.notify("sub")
+        return await waiting
 
 
 async def _publishes(redis: Redis) -> int:
@@ -47,7 +42,7 @@ async def _publishes(redis: Redis) -> int:
 
 
 async def test_a_process_alone_publishes_nothing(plane: ControlPlane) -> None:
-    assert not plane.wakeups.peers_listen
+    assert not plane.wakeups.peers_listen()
     before = await _publishes(plane.redis)
     with plane.wakeups.listen("sub") as listener:
         for _ in range(20):
@@ -57,19 +52,17 @@ async def test_a_process_alone_publishes_nothing(plane: ControlPlane) -> None:
     assert await _publishes(plane.redis) == before
 
 
-async def test_a_process_that_joins_is_published_to_from_then_on(
+async def test_a_notify_in_one_process_wakes_a_listener_in_another_that_joined(
     plane: ControlPlane, redis_url: str
 ) -> None:
-    assert not plane.wakeups.peers_listen
+    assert not plane.wakeups.peers_listen()
     other = await ControlPlane.connect(redis_url, ManualClock())
     try:
         # connect returned once `plane` acknowledged it: no wait, no retry here.
-        assert plane.wakeups.peers_listen
-        assert other.wakeups.peers_listen
-        with other.wakeups.listen("sub") as listener:
-            waiting = asyncio.create_task(listener.wait(10))
-            plane.wakeups.notify("sub")
-            assert await waiting
+        assert plane.wakeups.peers_listen()
+        assert other.wakeups.peers_listen()
+        assert await _wakes(plane.wakeups, other.wakeups)
+        assert await _wakes(other.wakeups, plane.wakeups)
     finally:
         await other.close()
 
@@ -79,15 +72,15 @@ async def test_publishing_stops_once_the_others_are_gone(redis_url: str) -> None
     lone, other = WakeUps(peer_check_s=0.05), WakeUps(peer_check_s=0.05)
     try:
         await lone.start_relay(redis)
-        assert not lone.peers_listen
+        assert not lone.peers_listen()
         await other.start_relay(redis)
-        assert lone.peers_listen
+        assert lone.peers_listen()
         await other.stop_relay()
         for _ in range(100):
-            if not lone.peers_listen:
+            if not lone.peers_listen():
                 break
             await asyncio.sleep(0.05)
-        assert not lone.peers_listen
+        assert not lone.peers_listen()
         before = await _publishes(redis)
         lone.notify("sub")
         await asyncio.sleep(0.05)
@@ -105,13 +98,10 @@ async def test_processes_starting_together_acknowledge_each_other(
     first, second = WakeUps(), WakeUps()
     try:
         await asyncio.gather(first.start_relay(redis), second.start_relay(redis))
-        assert first.peers_listen
-        assert second.peers_listen
+        assert first.peers_listen()
+        assert second.peers_listen()
         assert "acknowledged" not in caplog.text  # neither waited out the other
-        with second.listen("sub") as listener:
-            waiting = asyncio.create_task(listener.wait(10))
-            first.notify("sub")
-            assert await waiting
+        assert await _wakes(first, second)
     finally:
         await first.stop_relay()
         await second.stop_relay()
