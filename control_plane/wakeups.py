@@ -78,8 +78,8 @@ class WakeUps:
         self._outbox: asyncio.Queue[str] | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._peer_check_s = peer_check_s
-        # Whether another process listens on the channel, and how many announcements
-        # arrived (a count of them that fell absent would be stale).
+        # Whether another process listens on the channel; and how many announcements
+        # arrived, by which a count of subscribers taken meanwhile is known to be stale.
         self._peers_listen = False
         self._announcements = 0
         self._subscribed = False
