@@ -1,14 +1,19 @@
-"""`tidemq bench` end to end, tiny: every workload runs and lands in the JSON."""
+"""`tidemq bench` end to end, tiny: every workload runs and lands in the JSON, and a run
+against a running deployment (`--endpoint`) leaves no queue behind."""
 
 from __future__ import annotations
 
 import json
 import math
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from loadtests.bench import WORKLOADS
+from tests.conftest import TidemqUp
 from tidemq.cli import main
 
 KEYS = {"workload", "msgs_per_s", "p50_ms", "p99_ms", "p999_ms", "ceiling_msgs_per_s"}
@@ -43,3 +48,47 @@ def test_a_tiny_bench_reports_every_workload(tmp_path: Path) -> None:
         assert 0 < row["p50_ms"] <= row["p99_ms"] <= row["p999_ms"], row
         assert math.isfinite(row["p999_ms"])
     assert not list(tmp_path.glob("tidemq-bench-*")), "the data directory was not removed"
+
+
+@pytest.mark.slow
+def test_a_tiny_bench_against_a_running_tidemq(tidemq_up: TidemqUp, tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    up = tidemq_up(data_dir=data_dir)
+    made = subprocess.run(
+        [sys.executable, "-m", "tidemq.cli", "keys", "token", "--data-dir", str(data_dir)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    token = re.search(r"^  token\s+(tqb_\S+)$", made.stdout, re.MULTILINE)
+    assert token, made.stdout
+    out = tmp_path / "bench.json"
+    code = main(
+        [
+            "bench",
+            "--endpoint", up.endpoint,
+            "--token", token.group(1),
+            "--access-key-id", up.banner["access key id"],
+            "--secret-access-key", up.banner["secret access key"],
+            "--workloads", "publish_batch_rest,consume_rest,publish_batch_sqs",
+            "--messages", "200",
+            "--seconds", "2",
+            "--warmup", "0",
+            "--connections", "4",
+            "--sqs-threads", "2",
+            "--batch-size", "20",
+            "--dir", str(tmp_path),
+            "--json", str(out),
+        ]
+    )  # fmt: skip
+    assert code == 0
+    rows = json.loads(out.read_text())
+    assert [row["workload"] for row in rows] == [
+        "publish_batch_rest",
+        "consume_rest",
+        "publish_batch_sqs",
+    ]
+    assert all(row["msgs_per_s"] > 0 for row in rows), rows
+    # The queues it made on somebody's deployment are gone again.
+    assert up.sqs_client().list_queues().get("QueueUrls", []) == []
