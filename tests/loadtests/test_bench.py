@@ -17,6 +17,16 @@ from tests.conftest import TidemqUp
 from tidemq.cli import main
 
 KEYS = {"workload", "msgs_per_s", "p50_ms", "p99_ms", "p999_ms", "ceiling_msgs_per_s"}
+TINY = [
+    "--messages", "200",
+    "--seconds", "2",
+    # No warm-up: 200 messages are drained within any warm-up, leaving nothing to measure.
+    "--warmup", "0",
+    "--rate", "200",
+    "--connections", "4",
+    "--sqs-threads", "2",
+    "--batch-size", "20",
+]  # fmt: skip
 
 
 @pytest.mark.slow
@@ -25,15 +35,7 @@ def test_a_tiny_bench_reports_every_workload(tmp_path: Path) -> None:
     code = main(
         [
             "bench",
-            "--messages", "200",
-            "--seconds", "2",
-            # No warm-up: 200 messages are drained within any warm-up, leaving nothing
-            # to measure.
-            "--warmup", "0",
-            "--rate", "200",
-            "--connections", "4",
-            "--sqs-threads", "2",
-            "--batch-size", "20",
+            *TINY,
             "--dir", str(tmp_path),
             "--json", str(out),
         ]
@@ -72,12 +74,7 @@ def test_a_tiny_bench_against_a_running_tidemq(tidemq_up: TidemqUp, tmp_path: Pa
             "--access-key-id", up.banner["access key id"],
             "--secret-access-key", up.banner["secret access key"],
             "--workloads", "publish_batch_rest,consume_rest,publish_batch_sqs",
-            "--messages", "200",
-            "--seconds", "2",
-            "--warmup", "0",
-            "--connections", "4",
-            "--sqs-threads", "2",
-            "--batch-size", "20",
+            *TINY,
             "--dir", str(tmp_path),
             "--json", str(out),
         ]
