@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from redis.asyncio import Redis
 
 from control_plane.access_keys import DEFAULT_ACCOUNT_ID
-from control_plane.acknowledgements import new_nonce
+from control_plane.acked_pubsub import new_nonce
 from control_plane.clock import Clock
 from control_plane.errors import InvalidParameterValue, redis_boundary
 from control_plane.metadata_cache import (

@@ -1,6 +1,6 @@
 """Deliveries of one subscription: claim, delete, visibility, delays, removal, purge.
 
-State per subscription (see control_plane.keys): a cursor per partition (the next offset
+State per subscription (see control_plane.redis_keys): a cursor per partition (the next offset
 never delivered), one timers sorted set holding every in-flight or delayed message by
 the time it falls due, the receive counts and current delivery numbers, and per
 partition the offsets not yet deleted. Redis holds references (partition, offset), never
@@ -31,8 +31,8 @@ from control_plane.delivery_scripts import (
 )
 from control_plane.errors import OverLimit, redis_boundary
 from control_plane.fifo_scripts import CLAIM_FIFO, REGISTER_FIFO
-from control_plane.keys import SubscriptionKeys
 from control_plane.receipts import Receipt, ReceiptSigner, invalid_receipt_error
+from control_plane.redis_keys import SubscriptionKeys
 from control_plane.redis_values import as_text
 
 _DELIVER = 1

@@ -4,7 +4,7 @@ Each script names its keys (all in one subscription's hash slot), its arguments 
 it returns. Numbers are formatted with %d before they are written, because Lua 5.1's
 default number-to-string conversion would print large millisecond times in exponent form.
 
-The state they share (control_plane.keys.SubscriptionKeys): `timers` (every in-flight
+The state they share (control_plane.redis_keys.SubscriptionKeys): `timers` (every in-flight
 or delayed message by due time), `deliveries` ("count:seq:first" per message; count 0 is
 a delay not yet delivered), `cursors`, `seq`, `delayed` (the delays among the timers),
 `stats`, and one `unacked` set per partition (offsets not yet deleted, below a cursor or

@@ -8,7 +8,7 @@ and not when it is released. The pair (node id, epoch) is the lease's token: `re
 `release` and `check` act only if the stored lease still carries it, so a node holding
 an old `Lease` can never touch a newer tenure, even one of its own.
 
-Each operation is one Lua script on the stream's lease hash (see control_plane.keys).
+Each operation is one Lua script on the stream's lease hash (see control_plane.redis_keys).
 The clock is passed in: a lease is current while its holder is set and now < expires_ms.
 
 Why the epoch is needed, and what `check` does and does not promise. The TTL is 10 s:
@@ -49,7 +49,7 @@ from dataclasses import dataclass, replace
 
 from redis.asyncio import Redis
 
-from control_plane import keys
+from control_plane import redis_keys
 from control_plane.clock import Clock
 from control_plane.cluster_scripts import (
     ACQUIRE_LEASE,
@@ -100,7 +100,7 @@ class Leases:
         _check_ttl(ttl_ms)
         with redis_boundary():
             granted = await self._acquire(
-                keys=[keys.partition_leases(stream_id)],
+                keys=[redis_keys.partition_leases(stream_id)],
                 args=[partition, node_id, self._clock.now_ms(), ttl_ms],
             )
         if granted is None:
@@ -117,7 +117,7 @@ class Leases:
         """
         with redis_boundary():
             expires_ms = await self._renew(
-                keys=[keys.partition_leases(lease.stream_id)],
+                keys=[redis_keys.partition_leases(lease.stream_id)],
                 args=[
                     lease.partition,
                     lease.node_id,
@@ -138,7 +138,7 @@ class Leases:
         """
         with redis_boundary():
             released = await self._release(
-                keys=[keys.partition_leases(lease.stream_id)],
+                keys=[redis_keys.partition_leases(lease.stream_id)],
                 args=[lease.partition, lease.node_id, lease.epoch, self._clock.now_ms()],
             )
         return int(released) == 1
@@ -151,7 +151,7 @@ class Leases:
         """
         with redis_boundary():
             current = await self._check(
-                keys=[keys.partition_leases(lease.stream_id)],
+                keys=[redis_keys.partition_leases(lease.stream_id)],
                 args=[lease.partition, lease.node_id, lease.epoch, self._clock.now_ms()],
             )
         return int(current) == 1
@@ -160,7 +160,8 @@ class Leases:
         """The partition's current lease, or None if no node holds it now."""
         with redis_boundary():
             found = await self._holder(
-                keys=[keys.partition_leases(stream_id)], args=[partition, self._clock.now_ms()]
+                keys=[redis_keys.partition_leases(stream_id)],
+                args=[partition, self._clock.now_ms()],
             )
         if found is None:
             return None

@@ -2,7 +2,7 @@
 
 A node registers with a time to live and heartbeats well within it (a third of the TTL
 is a sound period). Each registration is an entry in one sorted set, scored by the time
-it expires, plus an entry in one info hash (see control_plane.keys). Listing the live
+it expires, plus an entry in one info hash (see control_plane.redis_keys). Listing the live
 nodes is one script that first drops every registration whose expiry has passed, so dead
 nodes are pruned lazily by whoever looks, and no Redis TTL is involved: expiry is decided
 by the injected clock, which tests move by hand.
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from redis.asyncio import Redis
 
-from control_plane import keys
+from control_plane import redis_keys
 from control_plane.clock import Clock
 from control_plane.cluster_scripts import (
     DEREGISTER_NODE,
@@ -71,7 +71,8 @@ class Membership:
         now_ms = self._clock.now_ms()
         with redis_boundary():
             await self._register(
-                keys=[keys.LIVE_NODES, keys.NODE_INFO], args=[node_id, address, now_ms, ttl_ms]
+                keys=[redis_keys.LIVE_NODES, redis_keys.NODE_INFO],
+                args=[node_id, address, now_ms, ttl_ms],
             )
         return NodeInfo(node_id, address, now_ms, now_ms, now_ms + ttl_ms)
 
@@ -84,7 +85,7 @@ class Membership:
         _check_ttl(ttl_ms)
         with redis_boundary():
             refreshed = await self._heartbeat(
-                keys=[keys.LIVE_NODES, keys.NODE_INFO],
+                keys=[redis_keys.LIVE_NODES, redis_keys.NODE_INFO],
                 args=[node_id, self._clock.now_ms(), ttl_ms],
             )
         return int(refreshed) == 1
@@ -92,14 +93,16 @@ class Membership:
     async def deregister(self, node_id: str) -> bool:
         """Removes the registration at once; False if there was none."""
         with redis_boundary():
-            removed = await self._deregister(keys=[keys.LIVE_NODES, keys.NODE_INFO], args=[node_id])
+            removed = await self._deregister(
+                keys=[redis_keys.LIVE_NODES, redis_keys.NODE_INFO], args=[node_id]
+            )
         return int(removed) == 1
 
     async def live_nodes(self) -> list[NodeInfo]:
         """Every node live now, by id; expired registrations are dropped on the way."""
         with redis_boundary():
             flat = await self._list(
-                keys=[keys.LIVE_NODES, keys.NODE_INFO], args=[self._clock.now_ms()]
+                keys=[redis_keys.LIVE_NODES, redis_keys.NODE_INFO], args=[self._clock.now_ms()]
             )
         nodes = []
         for i in range(0, len(flat), 3):

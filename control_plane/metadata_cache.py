@@ -9,7 +9,7 @@ Exactness: every script that changes a cached key also publishes "<nonce> <key n
 `CHANNEL`, inside the script, and answers how many gateways received it. Each gateway
 holds one subscription; it drops the named entry, then acknowledges by pushing to the
 list `tq:meta-ack:<nonce>`. Whoever made the change waits for those acknowledgements
-(`wait_applied`, at most ACK_WAIT_S: control_plane/acknowledgements.py) before it
+(`wait_applied`, at most ACK_WAIT_S: control_plane/acked_pubsub.py) before it
 returns: once a revoke, a deletion or an attribute change has returned, every gateway has
 applied it, so the next request, on any gateway, sees it. (Pub/sub alone is not enough:
 the change's reply can reach its caller, and the caller's next request reach a gateway,
@@ -35,7 +35,7 @@ from contextlib import suppress
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from control_plane.acknowledgements import acknowledge, wait_acknowledged
+from control_plane.acked_pubsub import acknowledge, wait_acknowledged
 from control_plane.redis_values import as_text
 
 log = logging.getLogger(__name__)

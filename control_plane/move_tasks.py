@@ -20,7 +20,7 @@ from typing import Literal, cast
 import orjson
 from redis.asyncio import Redis
 
-from control_plane import keys
+from control_plane import redis_keys
 from control_plane.clock import Clock
 from control_plane.errors import InvalidParameterValue, ResourceNotFound, redis_boundary
 
@@ -126,9 +126,9 @@ class MoveTaskStore:
         with redis_boundary():
             started = await self._start(
                 keys=[
-                    keys.move_tasks(account_id),
-                    keys.move_tasks_of(account_id, source_queue),
-                    keys.running_move_tasks(account_id),
+                    redis_keys.move_tasks(account_id),
+                    redis_keys.move_tasks_of(account_id, source_queue),
+                    redis_keys.running_move_tasks(account_id),
                 ],
                 args=[
                     source_queue,
@@ -149,7 +149,7 @@ class MoveTaskStore:
     async def get(self, account_id: str, task_id: str) -> MoveTask:
         """The task as recorded (RUNNING until its runner sees a cancel)."""
         with redis_boundary():
-            raw = await self._redis.hget(keys.move_tasks(account_id), task_id)
+            raw = await self._redis.hget(redis_keys.move_tasks(account_id), task_id)
         if raw is None:
             raise ResourceNotFound("The task handle does not name a message move task.")
         return MoveTask(**orjson.loads(raw))
@@ -157,20 +157,22 @@ class MoveTaskStore:
     async def cancel_requested(self, task: MoveTask) -> bool:
         with redis_boundary():
             return bool(
-                await self._redis.sismember(keys.move_task_cancels(task.account_id), task.task_id)
+                await self._redis.sismember(
+                    redis_keys.move_task_cancels(task.account_id), task.task_id
+                )
             )
 
     async def save(self, task: MoveTask) -> MoveTask:
         """Records progress (and so a heartbeat); a finished task also stops being the
         source's running one. Returns the task as saved."""
         task = replace(task, heartbeat_ms=self._clock.now_ms())
-        running = keys.running_move_tasks(task.account_id)
+        running = redis_keys.running_move_tasks(task.account_id)
         with redis_boundary():
             async with self._redis.pipeline(transaction=True) as pipe:
-                pipe.hset(keys.move_tasks(task.account_id), task.task_id, _encode(task))
+                pipe.hset(redis_keys.move_tasks(task.account_id), task.task_id, _encode(task))
                 if task.finished:
                     pipe.hdel(running, task.source_queue)
-                    pipe.srem(keys.move_task_cancels(task.account_id), task.task_id)
+                    pipe.srem(redis_keys.move_task_cancels(task.account_id), task.task_id)
                 else:
                     pipe.hset(running, task.source_queue, f"{task.task_id}:{task.heartbeat_ms}")
                 await pipe.execute()
@@ -181,7 +183,7 @@ class MoveTaskStore:
         if task.status != "RUNNING":
             raise InvalidParameterValue("Only active tasks can be cancelled.")
         with redis_boundary():
-            await self._redis.sadd(keys.move_task_cancels(account_id), task_id)
+            await self._redis.sadd(redis_keys.move_task_cancels(account_id), task_id)
         return replace(task, status="CANCELLING")
 
     async def list(self, account_id: str, source_queue: str, max_results: int) -> list[MoveTask]:
@@ -191,13 +193,13 @@ class MoveTaskStore:
             ids = cast(
                 "list[bytes]",
                 await self._redis.zrevrange(
-                    keys.move_tasks_of(account_id, source_queue), 0, max_results - 1
+                    redis_keys.move_tasks_of(account_id, source_queue), 0, max_results - 1
                 ),
             )
             if not ids:
                 return []
-            raw = await self._redis.hmget(keys.move_tasks(account_id), ids)
-            cancels = await self._redis.smembers(keys.move_task_cancels(account_id))
+            raw = await self._redis.hmget(redis_keys.move_tasks(account_id), ids)
+            cancels = await self._redis.smembers(redis_keys.move_task_cancels(account_id))
         now_ms = self._clock.now_ms()
         tasks = [MoveTask(**orjson.loads(r)).as_seen_at(now_ms) for r in raw if r is not None]
         return [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from redis.asyncio import Redis
 
-from control_plane import keys
+from control_plane import redis_keys
 from control_plane.clock import Clock, SystemClock
 from control_plane.deliveries import Deliveries
 from control_plane.errors import redis_boundary
@@ -45,8 +45,8 @@ class ControlPlane:
         redis = Redis.from_url(redis_url, socket_timeout=None, socket_connect_timeout=5)
         try:
             with redis_boundary():
-                await redis.set(keys.RECEIPT_KEY, new_signing_key(), nx=True)
-                signing_key = await redis.get(keys.RECEIPT_KEY)
+                await redis.set(redis_keys.RECEIPT_KEY, new_signing_key(), nx=True)
+                signing_key = await redis.get(redis_keys.RECEIPT_KEY)
         except BaseException:
             await redis.aclose()
             raise
@@ -63,7 +63,7 @@ class ControlPlane:
         """
         await self.deliveries.drop(stream_id, partitions)
         with redis_boundary():
-            await self.redis.delete(keys.partition_leases(stream_id))
+            await self.redis.delete(redis_keys.partition_leases(stream_id))
 
     async def close(self) -> None:
         await self.metadata_cache.stop()

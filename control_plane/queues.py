@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 import orjson
 from redis.asyncio import Redis
 
-from control_plane import keys
-from control_plane.acknowledgements import new_nonce
+from control_plane import redis_keys
+from control_plane.acked_pubsub import new_nonce
 from control_plane.arns import queue_arn
 from control_plane.clock import Clock
 from control_plane.errors import (
@@ -190,7 +190,7 @@ class QueueStore:
         return QueueInfo(account_id, name, stream_id, now_ms, now_ms, 1, wanted)
 
     async def get(self, account_id: str, name: str) -> QueueInfo:
-        key = keys.queue_metadata(account_id, name)
+        key = redis_keys.queue_metadata(account_id, name)
         cached = self._cache.get(key)
         if isinstance(cached, QueueInfo):
             return cached
@@ -202,7 +202,7 @@ class QueueStore:
     async def _read(self, account_id: str, name: str) -> QueueInfo:
         """The queue as Redis has it now: what a change is worked out from."""
         with redis_boundary():
-            fields = await self._redis.hgetall(keys.queue_metadata(account_id, name))
+            fields = await self._redis.hgetall(redis_keys.queue_metadata(account_id, name))
         if not fields:
             raise QueueDoesNotExist("The specified queue does not exist.")
         return QueueInfo(
@@ -228,7 +228,7 @@ class QueueStore:
         old, new = queue.redrive, redrive_policy(merged)
         if new is not None:
             await self._check_dead_letter_target(account_id, name, new)
-        metadata = keys.queue_metadata(account_id, name)
+        metadata = redis_keys.queue_metadata(account_id, name)
         nonce = new_nonce()
         with redis_boundary():
             receivers = receivers_if_changed(
@@ -263,7 +263,7 @@ class QueueStore:
                 )
             )
             if receivers is not None:
-                self._cache.invalidate(keys.queue_metadata(account_id, name))
+                self._cache.invalidate(redis_keys.queue_metadata(account_id, name))
                 await wait_applied(self._redis, nonce, receivers)
         return queue
 
@@ -272,7 +272,7 @@ class QueueStore:
         low = b"[" + prefix.encode() if prefix else b"-"
         high = b"[" + prefix.encode() + b"\xff" if prefix else b"+"
         with redis_boundary():
-            names = await self._redis.zrangebylex(keys.queue_catalogue(account_id), low, high)
+            names = await self._redis.zrangebylex(redis_keys.queue_catalogue(account_id), low, high)
         return [as_text(name) for name in names]
 
     async def add_permission(
@@ -296,7 +296,7 @@ class QueueStore:
         """Names of the queues whose RedrivePolicy targets this one, sorted."""
         await self.get(account_id, name)
         with redis_boundary():
-            names = await self._redis.smembers(keys.dead_letter_sources(account_id, name))
+            names = await self._redis.smembers(redis_keys.dead_letter_sources(account_id, name))
         return sorted(as_text(n) for n in names)
 
     async def tag(self, account_id: str, name: str, tags: Mapping[str, str]) -> None:
@@ -304,7 +304,10 @@ class QueueStore:
         queue = await self._read(account_id, name)
         with redis_boundary():
             result = await self._tag(
-                keys=[keys.queue_metadata(account_id, name), keys.queue_tags(account_id, name)],
+                keys=[
+                    redis_keys.queue_metadata(account_id, name),
+                    redis_keys.queue_tags(account_id, name),
+                ],
                 args=[queue.stream_id, MAX_TAGS, *(p for item in tags.items() for p in item)],
             )
         if int(result) == 0:
@@ -316,12 +319,12 @@ class QueueStore:
         await self.get(account_id, name)
         if tag_keys:
             with redis_boundary():
-                await self._redis.hdel(keys.queue_tags(account_id, name), *tag_keys)
+                await self._redis.hdel(redis_keys.queue_tags(account_id, name), *tag_keys)
 
     async def tags(self, account_id: str, name: str) -> dict[str, str]:
         await self.get(account_id, name)
         with redis_boundary():
-            raw = await self._redis.hgetall(keys.queue_tags(account_id, name))
+            raw = await self._redis.hgetall(redis_keys.queue_tags(account_id, name))
         return {as_text(k): as_text(v) for k, v in raw.items()}
 
     async def _check_dead_letter_target(
@@ -348,10 +351,10 @@ class QueueStore:
     @staticmethod
     def _catalogue_keys(account_id: str, name: str, redrive: RedrivePolicy | None) -> list[str]:
         return [
-            keys.queue_catalogue(account_id),
-            keys.queue_metadata(account_id, name),
-            keys.deleted_queues(account_id),
-            keys.queue_tags(account_id, name),
+            redis_keys.queue_catalogue(account_id),
+            redis_keys.queue_metadata(account_id, name),
+            redis_keys.deleted_queues(account_id),
+            redis_keys.queue_tags(account_id, name),
             _sources_key(account_id, redrive),
         ]
 
@@ -372,7 +375,7 @@ def _sources_key(account_id: str, redrive: RedrivePolicy | None) -> str:
     # Without a dead-letter queue the script leaves this key alone; it still has to be a
     # key of the account's slot.
     target = redrive.dead_letter_queue if redrive else ""
-    return keys.dead_letter_sources(account_id, target)
+    return redis_keys.dead_letter_sources(account_id, target)
 
 
 def _encode(attributes: Mapping[str, str]) -> bytes:

@@ -17,7 +17,7 @@ Only while another process listens: a process alone on the channel (`tidemq up`)
 publishes nothing, which under single-message sends saved a Redis round trip, and the
 reading of its own message back, per send (a tenth of the event loop's work). A process
 that subscribes announces itself ("<origin id>:+<nonce>") and waits until every process
-already listening has acknowledged (control_plane/acknowledgements.py), so none of them
+already listening has acknowledged (control_plane/acked_pubsub.py), so none of them
 sends a wake-up it would miss once it serves. Each process counts the channel's other
 subscribers again every PEER_CHECK_S, to stop publishing once the others are gone.
 """
@@ -34,7 +34,7 @@ from contextlib import contextmanager, suppress
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from control_plane.acknowledgements import acknowledge, new_nonce, wait_acknowledged
+from control_plane.acked_pubsub import acknowledge, new_nonce, wait_acknowledged
 from control_plane.redis_values import as_text
 
 log = logging.getLogger(__name__)

@@ -29,8 +29,8 @@ from typing import cast
 
 from control_plane.clock import ManualClock
 from control_plane.deliveries import Delivery
-from control_plane.keys import SubscriptionKeys
 from control_plane.plane import ControlPlane
+from control_plane.redis_keys import SubscriptionKeys
 from control_plane.redis_values import as_text
 
 

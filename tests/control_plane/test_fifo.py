@@ -7,8 +7,8 @@ import pytest
 from control_plane.clock import ManualClock
 from control_plane.deliveries import DEDUP_WINDOW_MS, Delivery, FifoEntry
 from control_plane.errors import OverLimit
-from control_plane.keys import SubscriptionKeys
 from control_plane.plane import ControlPlane
+from control_plane.redis_keys import SubscriptionKeys
 
 SID = "f1f0f1f0"
 VISIBILITY_MS = 30_000

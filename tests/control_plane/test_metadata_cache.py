@@ -10,7 +10,7 @@ import orjson
 import pytest
 from redis.asyncio import Redis
 
-from control_plane import keys
+from control_plane import redis_keys
 from control_plane.bearer_tokens import BearerTokens, digest_of, token_record
 from control_plane.clock import ManualClock, SystemClock
 from control_plane.errors import QueueDoesNotExist
@@ -31,7 +31,9 @@ async def redis(redis_url: str) -> AsyncIterator[Redis]:
 
 async def _behind_its_back(redis: Redis, queue: str, attributes: dict[str, str]) -> None:
     """Changes a queue's metadata in Redis without the scripts, so without invalidation."""
-    await redis.hset(keys.queue_metadata(ACCOUNT, queue), "attributes", orjson.dumps(attributes))
+    await redis.hset(
+        redis_keys.queue_metadata(ACCOUNT, queue), "attributes", orjson.dumps(attributes)
+    )
 
 
 async def test_lookups_are_served_from_the_cache(plane: ControlPlane, redis: Redis) -> None:
