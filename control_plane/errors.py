@@ -17,8 +17,9 @@
      +-- SecretUnreadable        a stored secret that the master key cannot decrypt
      +-- ControlPlaneUnavailable Redis could not be reached or answered with an error
 
-Each class carries `sqs_code` (the SQS error type a gateway maps it to), `http_status` and
-`sender_fault` as attributes, so the gateway never needs an isinstance chain. Redis
+Each class carries `code` (the error's name, SQS's where SQS has one), `http_status` and
+`sender_fault` as attributes, so the gateway's core translates any of them without an
+isinstance chain. Redis
 errors are translated to `ControlPlaneUnavailable` at the one place commands are sent.
 """
 
@@ -31,67 +32,67 @@ from redis.exceptions import RedisError
 
 
 class ControlPlaneError(Exception):
-    sqs_code = "InternalError"
+    code = "InternalError"
     http_status = 500
     sender_fault = False
 
 
 class QueueDoesNotExist(ControlPlaneError):
-    sqs_code = "QueueDoesNotExist"
+    code = "QueueDoesNotExist"
     http_status = 400
     sender_fault = True
 
 
 class QueueNameExists(ControlPlaneError):
-    sqs_code = "QueueNameExists"
+    code = "QueueNameExists"
     http_status = 400
     sender_fault = True
 
 
 class QueueDeletedRecently(ControlPlaneError):
-    sqs_code = "QueueDeletedRecently"
+    code = "QueueDeletedRecently"
     http_status = 400
     sender_fault = True
 
 
 class PurgeQueueInProgress(ControlPlaneError):
-    sqs_code = "PurgeQueueInProgress"
+    code = "PurgeQueueInProgress"
     http_status = 400
     sender_fault = True
 
 
 class InvalidParameterValue(ControlPlaneError):
-    sqs_code = "InvalidParameterValue"
+    code = "InvalidParameterValue"
     http_status = 400
     sender_fault = True
 
 
 class InvalidAttributeName(ControlPlaneError):
-    sqs_code = "InvalidAttributeName"
+    code = "InvalidAttributeName"
     http_status = 400
     sender_fault = True
 
 
 class InvalidAttributeValue(ControlPlaneError):
-    sqs_code = "InvalidAttributeValue"
+    code = "InvalidAttributeValue"
     http_status = 400
     sender_fault = True
 
 
 class ReceiptHandleIsInvalid(ControlPlaneError):
-    sqs_code = "ReceiptHandleIsInvalid"
+    code = "ReceiptHandleIsInvalid"
     http_status = 400
     sender_fault = True
 
 
 class MessageNotInflight(ControlPlaneError):
-    sqs_code = "MessageNotInflight"
+    code = "MessageNotInflight"
     http_status = 400
     sender_fault = True
 
 
 class InvalidAccessKey(ControlPlaneError):
-    sqs_code = "InvalidParameterValue"
+    code = "InvalidParameterValue"
     http_status = 400
     sender_fault = True
 
@@ -99,25 +100,25 @@ class InvalidAccessKey(ControlPlaneError):
 class SecretUnreadable(ControlPlaneError):
     """Sealed under another master key, or altered: an operator's problem, not the caller's."""
 
-    sqs_code = "InternalError"
+    code = "InternalError"
     http_status = 500
     sender_fault = False
 
 
 class ResourceNotFound(ControlPlaneError):
-    sqs_code = "ResourceNotFoundException"
+    code = "ResourceNotFoundException"
     http_status = 400
     sender_fault = True
 
 
 class OverLimit(ControlPlaneError):
-    sqs_code = "OverLimit"
+    code = "OverLimit"
     http_status = 403
     sender_fault = True
 
 
 class ControlPlaneUnavailable(ControlPlaneError):
-    sqs_code = "ServiceUnavailable"
+    code = "ServiceUnavailable"
     http_status = 503
     sender_fault = False
 

@@ -56,6 +56,11 @@ class ControlPlane:
         await plane.metadata_cache.start(redis)
         return plane
 
+    async def ping(self) -> None:
+        """Returns once Redis answers; ControlPlaneUnavailable if it does not."""
+        with redis_boundary():
+            await self.redis.ping()
+
     async def forget_stream(self, stream_id: str, partitions: int) -> None:
         """Drops a deleted stream's subscription state and lease epochs.
 

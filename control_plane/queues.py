@@ -39,13 +39,13 @@ from control_plane.metadata_cache import (
 from control_plane.queue_attributes import (
     RedrivePolicy,
     check_combination,
-    redrive_allow_policy,
     redrive_policy,
     validate,
     with_defaults,
 )
 from control_plane.queue_policy import add_permission, remove_permission
 from control_plane.queue_scripts import CREATE_QUEUE, DELETE_QUEUE, SET_ATTRIBUTES, TAG_QUEUE
+from control_plane.queue_settings import QueueSettings, parse_settings
 from control_plane.redis_values import as_text
 
 DELETED_NAME_RESERVED_MS = 60_000
@@ -61,13 +61,11 @@ class QueueInfo:
     modified_ms: int
     partitions: int
     attributes: Mapping[str, str] = field(hash=False)
-    # Every attribute with its default filled in, worked out once: sends and receives
-    # read several of them per message.
-    _effective: Mapping[str, str] = field(init=False, repr=False, compare=False, hash=False)
+    # Parsed once here: sends and receives read several settings per message.
+    settings: QueueSettings = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        fifo = self.name.endswith(".fifo")
-        object.__setattr__(self, "_effective", with_defaults(self.attributes, fifo))
+        object.__setattr__(self, "settings", parse_settings(self.attributes, self.fifo))
 
     @property
     def arn(self) -> str:
@@ -79,46 +77,7 @@ class QueueInfo:
 
     def all_attributes(self) -> dict[str, str]:
         """Every implemented attribute that has a value: as set, or its default."""
-        return dict(self._effective)
-
-    def attribute_int(self, name: str) -> int:
-        return int(self._effective[name])
-
-    @property
-    def visibility_timeout_ms(self) -> int:
-        return self.attribute_int("VisibilityTimeout") * 1000
-
-    @property
-    def receive_wait_ms(self) -> int:
-        return self.attribute_int("ReceiveMessageWaitTimeSeconds") * 1000
-
-    @property
-    def delay_ms(self) -> int:
-        return self.attribute_int("DelaySeconds") * 1000
-
-    @property
-    def retention_ms(self) -> int:
-        return self.attribute_int("MessageRetentionPeriod") * 1000
-
-    @property
-    def max_message_bytes(self) -> int:
-        return self.attribute_int("MaximumMessageSize")
-
-    @property
-    def redrive(self) -> RedrivePolicy | None:
-        return redrive_policy(self.attributes)
-
-    @property
-    def policy(self) -> str | None:
-        return self.attributes.get("Policy") or None
-
-    @property
-    def content_based_deduplication(self) -> bool:
-        return self._effective.get("ContentBasedDeduplication") == "true"
-
-    @property
-    def dedup_per_group(self) -> bool:
-        return self._effective.get("DeduplicationScope") == "messageGroup"
+        return with_defaults(self.attributes, self.fifo)
 
 
 class QueueStore:
@@ -225,7 +184,7 @@ class QueueStore:
         merged = {**queue.attributes, **validate(attributes, queue.fifo)}
         merged = {k: v for k, v in merged.items() if v}
         check_combination(merged)
-        old, new = queue.redrive, redrive_policy(merged)
+        old, new = queue.settings.redrive, redrive_policy(merged)
         if new is not None:
             await self._check_dead_letter_target(account_id, name, new)
         metadata = redis_keys.queue_metadata(account_id, name)
@@ -258,7 +217,7 @@ class QueueStore:
         with redis_boundary():
             receivers = receivers_if_changed(
                 await self._delete(
-                    keys=self._catalogue_keys(account_id, name, queue.redrive),
+                    keys=self._catalogue_keys(account_id, name, queue.settings.redrive),
                     args=[name, queue.stream_id, self._clock.now_ms(), nonce],
                 )
             )
@@ -284,12 +243,12 @@ class QueueStore:
         actions: Sequence[str],
     ) -> None:
         queue = await self._read(account_id, name)
-        policy = add_permission(queue.policy, queue.arn, label, account_ids, actions)
+        policy = add_permission(queue.settings.policy, queue.arn, label, account_ids, actions)
         await self.set_attributes(account_id, name, {"Policy": policy})
 
     async def remove_permission(self, account_id: str, name: str, label: str) -> None:
         queue = await self._read(account_id, name)
-        policy = remove_permission(queue.policy, queue.arn, label)
+        policy = remove_permission(queue.settings.policy, queue.arn, label)
         await self.set_attributes(account_id, name, {"Policy": policy})
 
     async def dead_letter_sources(self, account_id: str, name: str) -> list[str]:
@@ -345,7 +304,7 @@ class QueueStore:
             raise invalid("Dead letter target does not exist.") from None
         if target.fifo != name.endswith(".fifo"):
             raise invalid("A FIFO queue's dead letter target must be FIFO, a standard's standard.")
-        if not redrive_allow_policy(target.attributes).allows(queue_arn(account_id, name)):
+        if not target.settings.redrive_allow.allows(queue_arn(account_id, name)):
             raise invalid("The dead letter target's RedriveAllowPolicy does not allow it.")
 
     @staticmethod

@@ -1,9 +1,9 @@
 """The gateway's Starlette application.
 
-The composition root (tidemq) supplies the lifespan that opens the broker and stores it
-as `app.state.broker`; the gateway itself opens nothing, so tests and the embedded
-launcher build it the same way. The REST API (gateway/rest) adds, within that lifespan,
-the bearer-token verifier over the broker's control plane.
+The composition root (tidemq) supplies the lifespan that opens the broker and the
+authenticators and stores them as `app.state.broker`, `app.state.authenticator` and
+`app.state.token_verifier`; the gateway itself opens nothing, so tests and the embedded
+launcher build it the same way. This is the one module that knows every protocol.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Route, WebSocketRoute
 
 from gateway.health import healthz, readyz
-from gateway.rest.auth import with_token_verifier
 from gateway.rest.routes import http_error, rest_routes
 from gateway.sqs.endpoint import sqs_endpoint
 from gateway.ws.asyncapi import asyncapi_json
@@ -27,16 +26,11 @@ from gateway.ws.endpoint import websocket_endpoint
 Lifespan = Callable[[Starlette], AbstractAsyncContextManager[Any]]
 
 
-DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024
 # How often a WebSocket connection's bearer token is checked again after the upgrade.
 DEFAULT_WS_TOKEN_RECHECK_S = 10.0
 
 
-def create_app(
-    lifespan: Lifespan,
-    public_url: str | None = None,
-    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
-) -> Starlette:
+def create_app(lifespan: Lifespan, public_url: str | None = None) -> Starlette:
     """`public_url`: base of queue URLs; when None they are built from the Host header."""
     app = Starlette(
         routes=[
@@ -50,10 +44,8 @@ def create_app(
             Route("/asyncapi.json", asyncapi_json, methods=["GET"]),
         ],
         exception_handlers={HTTPException: http_error},
-        lifespan=with_token_verifier(lifespan),
+        lifespan=lifespan,
     )
     app.state.public_url = public_url.rstrip("/") if public_url else None
-    # The deployment's cap on MaximumMessageSize (SQS allows queues up to 1 MiB).
-    app.state.max_message_bytes = max_message_bytes
     app.state.ws_token_recheck_s = DEFAULT_WS_TOKEN_RECHECK_S
     return app

@@ -7,8 +7,8 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from control_plane.errors import ControlPlaneError, redis_boundary
-from gateway.broker import Broker
+from gateway.core.broker import Broker
+from gateway.core.errors import CoreError
 
 
 async def healthz(request: Request) -> Response:
@@ -18,8 +18,7 @@ async def healthz(request: Request) -> Response:
 async def readyz(request: Request) -> Response:
     broker: Broker = request.app.state.broker
     try:
-        with redis_boundary():
-            await broker.control.redis.ping()
-    except ControlPlaneError as exc:
-        return JSONResponse({"status": "unavailable", "reason": str(exc)}, status_code=503)
+        await broker.ping()
+    except CoreError as exc:
+        return JSONResponse({"status": "unavailable", "reason": exc.message}, status_code=503)
     return JSONResponse({"status": "ok"})

@@ -1,102 +1,53 @@
-"""A storage node: the partition logs of the streams it serves, under one directory.
+"""The storage node's interface: what a gateway may ask of the node serving a partition.
 
-Layout: `<data dir>/streams/<stream id>/<partition>/` holds one partition's segments.
-The node keeps no metadata of its own (DESIGN.md section 4): which streams exist is the
-control plane's business, and a partition's log is opened the first time it is used.
+A gateway calls these methods and nothing else of `storage_nodes`: in the embedded
+launcher on a `LocalNode` in its own process (storage_nodes/local_node.py), and, with the
+cluster, on a client speaking the same operations to a node over the network. The
+record types a gateway writes and reads are re-exported here, so this module is the
+whole vocabulary between the two.
 
-In the embedded launcher the gateway calls this object in-process; the same methods are
-the node's internal API when it runs on its own.
+Errors: a node raises `NodeError`s; `StreamDropped` is the one a caller is expected to
+meet in normal operation (a request that raced its stream's deletion).
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import re
-import shutil
 from collections.abc import Sequence
-from pathlib import Path
+from typing import Protocol
 
-from control_plane.errors import QueueDoesNotExist
-from storage_nodes.log.log_config import LogConfig
-from storage_nodes.log.partition_log import PartitionLog
-from storage_nodes.log.record import Record, RecordIn
+from storage_nodes.log.record import MessageAttribute, Record, RecordIn
 
-log = logging.getLogger(__name__)
-
-_STREAM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
+__all__ = ["MessageAttribute", "Node", "NodeError", "Record", "RecordIn", "StreamDropped"]
 
 
-class StreamDropped(QueueDoesNotExist):
+class NodeError(Exception):
+    """Base of the errors a node raises on purpose."""
+
+
+class StreamDropped(NodeError):
     """The stream was dropped (its queue deleted): it is not opened again. Stream ids are
     never reused, so a use of one after its drop is a request that raced the deletion."""
 
 
-class StorageNode:
-    """Not thread-safe: use from one event loop. Appends to one partition may interleave
-    freely; the log orders them and shares fsyncs between them.
-    """
-
-    def __init__(self, data_dir: Path, config: LogConfig | None = None) -> None:
-        self.streams_dir = data_dir / "streams"
-        self._config = config or LogConfig()
-        self._logs: dict[tuple[str, int], PartitionLog] = {}
-        self._opening: dict[tuple[str, int], asyncio.Lock] = {}
-        # Dropped in this process: without it, a read racing the drop would open (and
-        # create) the partition again while its directory is being removed.
-        self._dropped: set[str] = set()
+class Node(Protocol):
+    """Partitioned logs of streams, addressed by (stream id, partition)."""
 
     async def append(self, stream_id: str, partition: int, records: Sequence[RecordIn]) -> int:
         """Appends durably (per the log's policy); returns the first record's offset."""
-        partition_log = await self._log(stream_id, partition)
-        return await partition_log.append(records)
+        ...
 
     async def read_offsets(
         self, stream_id: str, partition: int, offsets: Sequence[int]
     ) -> dict[int, Record]:
-        partition_log = await self._log(stream_id, partition)
-        return await partition_log.read_offsets(offsets)
+        """The records at these offsets that the partition still holds."""
+        ...
 
     async def end_offset(self, stream_id: str, partition: int) -> int:
         """The next offset the partition will assign: every offset below it is durable."""
-        return (await self._log(stream_id, partition)).end_offset
+        ...
 
     async def drop_stream(self, stream_id: str) -> None:
-        """Closes and deletes every partition of a stream (after its queue was deleted);
-        later uses of it raise StreamDropped."""
-        _check_stream_id(stream_id)
-        self._dropped.add(stream_id)
-        for key in [key for key in self._logs if key[0] == stream_id]:
-            await self._logs.pop(key).close()
-        await asyncio.to_thread(shutil.rmtree, self.streams_dir / stream_id, ignore_errors=True)
+        """Deletes every partition of a stream; later uses of it raise StreamDropped."""
+        ...
 
-    async def close(self) -> None:
-        logs, self._logs = self._logs, {}
-        for partition_log in logs.values():
-            await partition_log.close()
-
-    async def _log(self, stream_id: str, partition: int) -> PartitionLog:
-        key = (stream_id, partition)
-        found = self._logs.get(key)
-        if found is not None:
-            return found
-        _check_stream_id(stream_id)
-        # Two first requests for one partition must not open (and recover) it twice.
-        lock = self._opening.setdefault(key, asyncio.Lock())
-        async with lock:
-            found = self._logs.get(key)
-            if stream_id in self._dropped:
-                raise StreamDropped("The specified queue does not exist.")
-            if found is None:
-                directory = self.streams_dir / stream_id / str(partition)
-                found = await PartitionLog.open(directory, self._config)
-                self._logs[key] = found
-                log.debug("opened partition log %s", directory)
-        self._opening.pop(key, None)
-        return found
-
-
-def _check_stream_id(stream_id: str) -> None:
-    # Stream ids come from the control plane; checking keeps a bad one out of the path.
-    if not _STREAM_ID.match(stream_id):
-        raise ValueError(f"invalid stream id {stream_id!r}")
+    async def close(self) -> None: ...

@@ -13,27 +13,34 @@ from pathlib import Path
 from starlette.applications import Starlette
 
 from control_plane.access_keys import AccessKeys
+from control_plane.bearer_tokens import BearerTokens
 from control_plane.clock import Clock, SystemClock
 from control_plane.plane import ControlPlane
 from control_plane.secret_box import SecretBox
-from gateway.app import DEFAULT_MAX_MESSAGE_BYTES, create_app
+from gateway.app import create_app
 from gateway.auth.authenticator import Authenticator
-from gateway.broker import Broker
+from gateway.auth.bearer import TokenVerifier
+from gateway.core.broker import DEFAULT_MAX_MESSAGE_BYTES, Broker
 from gateway.heap import freeze_startup_heap
+from storage_nodes.local_node import LocalNode
 from storage_nodes.log.log_config import Durability, LogConfig
-from storage_nodes.node import StorageNode
 
 
 @asynccontextmanager
 async def open_broker(
-    redis_url: str, data_dir: Path, durability: Durability = "fsync", clock: Clock | None = None
-) -> AsyncIterator[Broker]:
-    """Opens the control plane and the storage node; closes them in reverse order."""
+    redis_url: str,
+    data_dir: Path,
+    durability: Durability = "fsync",
+    clock: Clock | None = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+) -> AsyncIterator[tuple[Broker, ControlPlane]]:
+    """Opens the control plane and the storage node, one clock for both, and the broker
+    over them; closes them in reverse order."""
     control = await ControlPlane.connect(redis_url, clock)
-    storage = StorageNode(data_dir / "node", LogConfig(durability=durability))
-    broker = Broker(control, storage)
+    storage = LocalNode(data_dir / "node", LogConfig(durability=durability), control.clock)
+    broker = Broker(control, storage, max_message_bytes)
     try:
-        yield broker
+        yield broker, control
     finally:
         await broker.close()  # background work first: it uses the two below
         await storage.close()  # flush and fsync logs before the control plane goes
@@ -53,24 +60,31 @@ def build_app(
 ) -> Starlette:
     """`master_key`: the key access-key secrets are sealed under (tidemq/master_key.py).
 
-    `clock` times messages (visibility, delays, retention); `auth_clock` is what request
-    dates are checked against, the system clock unless given: clients sign with the real
-    time, also when a test moves the message clock by hand.
+    `clock` times messages (visibility, delays, retention) and the log; `auth_clock` is
+    what request dates and token expiries are checked against, the system clock unless
+    given: clients sign with the real time, also when a test moves the message clock by
+    hand.
     """
     box = SecretBox(master_key)
     request_clock = auth_clock or SystemClock()
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with open_broker(redis_url, data_dir, durability, clock) as broker:
-            control = broker.control
+        async with open_broker(redis_url, data_dir, durability, clock, max_message_bytes) as (
+            broker,
+            control,
+        ):
             app.state.broker = broker
             app.state.authenticator = Authenticator(
                 AccessKeys(control.redis, control.clock, box), request_clock
+            )
+            app.state.token_verifier = TokenVerifier(
+                BearerTokens(control.redis, control.clock, control.metadata_cache),
+                request_clock,
             )
             # Everything start-up made lives as long as the gateway: out of the
             # collector's walks from here on (gateway/heap.py).
             freeze_startup_heap()
             yield
 
-    return create_app(lifespan, public_url, max_message_bytes)
+    return create_app(lifespan, public_url)

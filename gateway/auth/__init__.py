@@ -1,6 +1,7 @@
-"""Request authentication: AWS Signature V4 against access keys kept in the control plane.
+"""Request authentication: AWS Signature V4 against access keys kept in the control plane
+(authenticator.py, sigv4.py), and bearer tokens (bearer.py).
 
-`authenticate(request, body)` is called by an endpoint before it reads or changes any
-data; it returns the verified `Principal` (whose account scopes every name the request
-uses) or raises an `AuthError` the endpoint renders in its own error format.
+An endpoint authenticates a request before it reads or changes any data: it gets the
+verified `Principal` (whose account scopes every name the request uses), or an
+`AuthError` it renders in its own error format.
 """

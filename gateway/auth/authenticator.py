@@ -15,9 +15,10 @@ from starlette.requests import Request
 
 from control_plane.access_keys import AccessKeys
 from control_plane.clock import Clock
-from control_plane.errors import SecretUnreadable
+from control_plane.errors import ControlPlaneError, SecretUnreadable
 from gateway.auth import sigv4
 from gateway.auth.errors import AuthError, InvalidClientTokenId
+from gateway.core.errors import from_lower_layer
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +38,8 @@ class Authenticator:
 
     async def authenticate(self, request: Request, body: bytes) -> Principal:
         """The request's principal; raises an AuthError (nothing read or changed) if the
-        request is unsigned, badly signed, stale, or signed with an unknown key."""
+        request is unsigned, badly signed, stale, or signed with an unknown key, and a
+        CoreError if the control plane cannot tell."""
         key_id = None
         try:
             signed = sigv4.parse(request, self._clock.now_ms())
@@ -47,15 +49,17 @@ class Authenticator:
                 raise InvalidClientTokenId("The security token included in the request is invalid.")
             sigv4.verify(signed, request, body, issued.secret_access_key)
         except AuthError as exc:
-            log.info("request refused (%s, key %s): %s", exc.sqs_code, key_id or "-", exc)
+            log.info("request refused (%s, key %s): %s", exc.code, key_id or "-", exc)
             raise
-        except SecretUnreadable:
+        except SecretUnreadable as exc:
             log.error(
                 "access key %s cannot be decrypted: it was stored under another master key "
                 "(TIDEMQ_MASTER_KEY or <data dir>/master.key) than this gateway's",
                 key_id,
             )
-            raise
+            raise from_lower_layer(exc) from exc
+        except ControlPlaneError as exc:
+            raise from_lower_layer(exc) from exc
         return Principal(issued.key.account_id, issued.key.access_key_id)
 
 

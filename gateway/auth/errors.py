@@ -9,8 +9,9 @@
      +-- SignatureDoesNotMatch       a signature other than the one the key's secret makes,
      |                               or a credential scope for another day or service
      +-- RequestExpired              a request date more than 15 minutes from the gateway's
+     +-- ExpiredToken                a bearer token past its expiry
 
-Each class carries `sqs_code` (the error type the SQS endpoint sends, AWS's own),
+Each class carries `code` (the error type the SQS endpoint sends, AWS's own),
 `http_status` and `sender_fault`, so an endpoint renders any of them without an isinstance
 chain. Every one is 403: the caller is refused, whatever the reason, as AWS's signing
 front end does (its older reference pages list 400 for IncompleteSignature and
@@ -21,26 +22,32 @@ from __future__ import annotations
 
 
 class AuthError(Exception):
-    sqs_code = "AccessDenied"
+    code = "AccessDenied"
     http_status = 403
     sender_fault = True
 
 
 class MissingAuthenticationToken(AuthError):
-    sqs_code = "MissingAuthenticationToken"
+    code = "MissingAuthenticationToken"
 
 
 class IncompleteSignature(AuthError):
-    sqs_code = "IncompleteSignature"
+    code = "IncompleteSignature"
 
 
 class InvalidClientTokenId(AuthError):
-    sqs_code = "InvalidClientTokenId"
+    code = "InvalidClientTokenId"
 
 
 class SignatureDoesNotMatch(AuthError):
-    sqs_code = "SignatureDoesNotMatch"
+    code = "SignatureDoesNotMatch"
 
 
 class RequestExpired(AuthError):
-    sqs_code = "RequestExpired"
+    code = "RequestExpired"
+
+
+class ExpiredToken(AuthError):
+    """A bearer token past its expiry."""
+
+    code = "ExpiredToken"

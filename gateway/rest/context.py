@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from control_plane.queues import QueueInfo
-from gateway.broker import Broker
+from gateway.core import queue_urls
+from gateway.core.broker import Broker
+from gateway.core.errors import CoreError
+from gateway.core.queues import Queue
 from gateway.rest.errors import not_found_queue
-from gateway.sqs import queue_urls
-from gateway.sqs.actions.context import SqsContext
-from gateway.sqs.errors import SqsError
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,20 +17,9 @@ class RestContext:
     broker: Broker
     account_id: str
     base_url: str  # scheme://host[:port] that SQS queue URLs are built on
-    max_message_bytes: int  # the deployment's cap on any queue's MaximumMessageSize
     path_params: Mapping[str, str]
 
-    @property
-    def sqs(self) -> SqsContext:
-        """The SQS API's view of this request, for the rules both APIs share."""
-        return SqsContext(
-            broker=self.broker,
-            account_id=self.account_id,
-            base_url=self.base_url,
-            max_message_bytes=self.max_message_bytes,
-        )
-
-    async def queue(self, name: str | None = None) -> QueueInfo:
+    async def queue(self, name: str | None = None) -> Queue:
         """The caller's queue named in the path (or `name`); QueueDoesNotExist (404) if
         there is none, also when the name is not a queue name at all."""
         return await self.broker.get_queue(self.account_id, self.queue_name(name))
@@ -42,7 +30,7 @@ class RestContext:
             raise not_found_queue()
         try:
             _, checked = queue_urls.resolve(name, self.account_id)
-        except SqsError:
+        except CoreError:
             raise not_found_queue() from None
         return checked
 

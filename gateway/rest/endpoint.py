@@ -6,7 +6,7 @@
 4. run the handler, which validates what depends on the queue before it changes anything;
 5. encode the result, or the error as `{"error": {"code", "message"}}`.
 
-Errors of the layers below are translated to REST errors here, at one boundary; anything
+The core's errors are translated to REST errors here, at one boundary; anything
 else is a fault of ours, logged with its traceback and answered 500 without details.
 """
 
@@ -18,18 +18,16 @@ from collections.abc import Awaitable, Callable
 from starlette.requests import Request
 from starlette.responses import Response
 
-from control_plane.errors import ControlPlaneError
-from gateway.auth.errors import AuthError
 from gateway.base_url import base_url
-from gateway.broker import Broker
+from gateway.core.broker import Broker
+from gateway.core.errors import CoreError
 from gateway.message_ids import new_request_id
 from gateway.request_body import BodyTooLarge, read_body
 from gateway.rest import codec
 from gateway.rest.auth import CHALLENGE, authenticate_rest
 from gateway.rest.context import RestContext
-from gateway.rest.errors import InternalError, RestError, TooLarge, Unauthorized, from_foreign
+from gateway.rest.errors import InternalError, RestError, TooLarge, Unauthorized, from_core
 from gateway.rest.operations import Operation
-from gateway.sqs.errors import SqsError
 
 log = logging.getLogger(__name__)
 
@@ -46,8 +44,8 @@ def endpoint(op: Operation) -> Callable[[Request], Awaitable[Response]]:
             result = await _run(op, request)
         except RestError as exc:
             return error_response(exc, request_id)
-        except (ControlPlaneError, SqsError, AuthError) as exc:
-            return error_response(from_foreign(exc), request_id)
+        except CoreError as exc:
+            return error_response(from_core(exc), request_id)
         except Exception:
             log.exception("REST request %s (%s %s) failed", request_id, op.method, op.path)
             internal = InternalError("InternalError", "We encountered an internal error.")
@@ -73,13 +71,7 @@ async def _run(op: Operation, request: Request) -> object:
     elif op.query is not None:
         given = codec.decode_query(request.query_params, op.query)
     broker: Broker = request.app.state.broker
-    ctx = RestContext(
-        broker,
-        principal.account_id,
-        base_url(request),
-        request.app.state.max_message_bytes,
-        request.path_params,
-    )
+    ctx = RestContext(broker, principal.account_id, base_url(request), request.path_params)
     return await op.handler(ctx, given)
 
 

@@ -9,27 +9,26 @@
      +-- TooLarge       413  a request body, a message or a batch over its limit
      +-- Unavailable    503  the control plane cannot be reached
 
-Codes are the SQS API's where it has one (QueueDoesNotExist, InvalidParameterValue, ...),
-so one vocabulary serves both APIs. Errors of the shared layers (control plane, SQS
-validation helpers, SigV4 authentication) are translated here, at the one boundary
-`from_foreign`: their `sqs_code` picks the code, and the REST status comes from the
-code's row in `_STATUS_BY_CODE`, else from the error's own `http_status`.
+Codes are the core's (gateway/core/errors.py), which are the SQS API's where it has one
+(QueueDoesNotExist, InvalidParameterValue, ...), so one vocabulary serves every API. The
+core's errors and authentication errors become REST errors at one boundary, `from_core`,
+by this protocol's one table: `_STATUS_BY_KIND`.
 """
 
 from __future__ import annotations
 
-from control_plane.errors import ControlPlaneError
 from gateway.auth.errors import AuthError
-from gateway.sqs.errors import SqsError
+from gateway.core.errors import CoreError, ErrorKind
 
-_STATUS_BY_CODE = {
-    "QueueDoesNotExist": 404,
-    "ResourceNotFoundException": 404,
-    "QueueNameExists": 409,
-    "QueueDeletedRecently": 409,
-    "PurgeQueueInProgress": 409,
-    "BatchRequestTooLong": 413,
-    "OverLimit": 403,
+_STATUS_BY_KIND = {
+    ErrorKind.INVALID: 400,
+    ErrorKind.UNAUTHORIZED: 401,
+    ErrorKind.FORBIDDEN: 403,
+    ErrorKind.NOT_FOUND: 404,
+    ErrorKind.CONFLICT: 409,
+    ErrorKind.TOO_LARGE: 413,
+    ErrorKind.UNAVAILABLE: 503,
+    ErrorKind.INTERNAL: 500,
 }
 
 
@@ -92,18 +91,11 @@ def with_status(http_status: int, code: str, message: str) -> RestError:
     return _BY_STATUS.get(http_status, InternalError)(code, message)
 
 
-def from_foreign(exc: ControlPlaneError | SqsError | AuthError) -> RestError:
-    """The REST form of an error raised by a layer the REST API shares with the others."""
+def from_core(exc: CoreError | AuthError) -> RestError:
+    """The REST form of an error of the core or of authentication."""
     if isinstance(exc, AuthError):
-        return Unauthorized(exc.sqs_code, str(exc))
-    if isinstance(exc, SqsError):
-        code, message = exc.code, exc.message
-    else:
-        code, message = exc.sqs_code, str(exc)
-    if exc.http_status >= 500:
-        # A fault of ours or of Redis, never of the caller: keep its own status.
-        return with_status(exc.http_status, code, message)
-    return with_status(_STATUS_BY_CODE.get(code, 400), code, message)
+        return Unauthorized(exc.code, str(exc))
+    return with_status(_STATUS_BY_KIND[exc.kind], exc.code, exc.message)
 
 
 def not_found_queue() -> NotFound:

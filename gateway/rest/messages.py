@@ -1,25 +1,14 @@
 """Message operations: send one or a batch, receive, delete, change visibility.
 
-Messages are checked as the SQS API checks them (gateway/rest/message_fields.py). The
+Messages are checked by the core, as on every API (gateway/native/conversions.py). The
 REST API adds batches of up to 100 entries (one log append, one Redis script each) and
 named delay levels.
 """
 
 from __future__ import annotations
 
-from gateway.broker import EntryResults as BrokerResults
-from gateway.broker import NewMessage
-from gateway.rest.context import RestContext
-from gateway.rest.errors import RestError, TooLarge, from_foreign
-from gateway.rest.message_fields import (
-    checked_message,
-    received_message,
-    sent_message,
-    sent_result,
-)
-from gateway.rest.operations import operation
-from gateway.rest.shapes.common import MAX_BATCH_ENTRIES, EntryResult, ErrorDetail
-from gateway.rest.shapes.messages import (
+from gateway.native import conversions
+from gateway.native.messages import (
     ChangeVisibility,
     DeleteMessages,
     EntryResults,
@@ -28,10 +17,10 @@ from gateway.rest.shapes.messages import (
     SendBatch,
     SendBatchResults,
     SendMessage,
-    SendResult,
     SentMessage,
 )
-from gateway.sqs.actions.messages import message_size
+from gateway.rest.context import RestContext
+from gateway.rest.operations import operation
 
 TAG = "messages"
 
@@ -54,15 +43,8 @@ async def send_message(ctx: RestContext, request: SendMessage) -> SentMessage:
     queue's MaximumMessageSize (body and attributes) is a 413 MessageTooLong.
     """
     queue = await ctx.queue()
-    message = checked_message(queue, request)
-    limit_bytes = ctx.sqs.message_limit(queue)
-    if message_size(message) > limit_bytes:
-        raise TooLarge(
-            "MessageTooLong",
-            f"The message (body and attributes) must be shorter than {limit_bytes} bytes.",
-        )
-    [sent] = await ctx.broker.send(queue, [message])
-    return sent_message(queue, message, sent)
+    sent = await ctx.broker.send_message(queue, conversions.draft(request), conversions.FIELD_NAMES)
+    return conversions.sent_message(sent)
 
 
 @operation(
@@ -80,27 +62,11 @@ async def send_message_batch(ctx: RestContext, request: SendBatch) -> SendBatchR
     nothing sent, when it is malformed, has no or more than 100 entries, or its messages
     add up to more than the queue's MaximumMessageSize (413 BatchRequestTooLong).
     """
-    _check_batch_size(len(request.messages))
+    conversions.check_batch_size(len(request.messages))
     queue = await ctx.queue()
-    results: list[SendResult | None] = [None] * len(request.messages)
-    valid: list[tuple[int, NewMessage]] = []
-    for index, entry in enumerate(request.messages):
-        try:
-            valid.append((index, checked_message(queue, entry)))
-        except RestError as exc:
-            results[index] = SendResult(index, error=_detail(exc))
-    total = sum(message_size(message) for _, message in valid)
-    limit_bytes = ctx.sqs.message_limit(queue)
-    if total > limit_bytes:
-        raise TooLarge(
-            "BatchRequestTooLong",
-            f"Batch requests cannot be longer than {limit_bytes} bytes. "
-            f"You have sent {total} bytes.",
-        )
-    sent = await ctx.broker.send(queue, [m for _, m in valid]) if valid else []
-    for (index, message), one in zip(valid, sent, strict=True):
-        results[index] = sent_result(index, queue, message, one)
-    return SendBatchResults([r for r in results if r is not None])
+    drafts = [conversions.draft(message) for message in request.messages]
+    results = await ctx.broker.send_batch(queue, drafts, conversions.FIELD_NAMES)
+    return SendBatchResults(conversions.send_results(results))
 
 
 @operation(
@@ -126,15 +92,11 @@ async def receive_messages(ctx: RestContext, request: Receive) -> ReceivedMessag
         queue,
         max_messages=request.max_messages,
         visibility_timeout_ms=(
-            queue.visibility_timeout_ms
-            if request.visibility_timeout is None
-            else request.visibility_timeout * 1000
+            None if request.visibility_timeout is None else request.visibility_timeout * 1000
         ),
-        wait_ms=queue.receive_wait_ms
-        if request.wait_seconds is None
-        else request.wait_seconds * 1000,
+        wait_ms=None if request.wait_seconds is None else request.wait_seconds * 1000,
     )
-    return ReceivedMessages([received_message(m) for m in received])
+    return ReceivedMessages([conversions.received_message(m) for m in received])
 
 
 @operation(
@@ -151,9 +113,11 @@ async def delete_messages(ctx: RestContext, request: DeleteMessages) -> EntryRes
     the message was received again succeeds and deletes nothing, as on SQS; a forged one,
     or one of another queue, fails with ReceiptHandleIsInvalid.
     """
-    _check_batch_size(len(request.receipt_handles))
+    conversions.check_batch_size(len(request.receipt_handles))
     queue = await ctx.queue()
-    return _entry_results(await ctx.broker.delete_messages(queue, request.receipt_handles))
+    return conversions.entry_results(
+        await ctx.broker.delete_messages(queue, request.receipt_handles)
+    )
 
 
 @operation(
@@ -170,31 +134,7 @@ async def change_visibility(ctx: RestContext, request: ChangeVisibility) -> Entr
     from now (0: at once). MessageNotInflight where the receipt is not the message's
     current delivery.
     """
-    _check_batch_size(len(request.entries))
+    conversions.check_batch_size(len(request.entries))
     queue = await ctx.queue()
     changes = [(e.receipt_handle, e.visibility_timeout * 1000) for e in request.entries]
-    return _entry_results(await ctx.broker.change_visibility(queue, changes))
-
-
-def _check_batch_size(entries: int) -> None:
-    if entries == 0:
-        raise RestError("EmptyBatchRequest", "There should be at least one entry in the request.")
-    if entries > MAX_BATCH_ENTRIES:
-        raise RestError(
-            "TooManyEntriesInBatchRequest",
-            f"Maximum number of entries per request are {MAX_BATCH_ENTRIES}. "
-            f"You have sent {entries}.",
-        )
-
-
-def _entry_results(errors: BrokerResults) -> EntryResults:
-    return EntryResults(
-        [
-            EntryResult(i, None if error is None else _detail(from_foreign(error)))
-            for i, error in enumerate(errors)
-        ]
-    )
-
-
-def _detail(exc: RestError) -> ErrorDetail:
-    return ErrorDetail(exc.code, exc.message)
+    return conversions.entry_results(await ctx.broker.change_visibility(queue, changes))

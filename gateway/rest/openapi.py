@@ -17,12 +17,12 @@ from typing import Any
 
 import msgspec
 
+from gateway.native import API_VERSION
+from gateway.native.common import ErrorResponse, QueueName
 from gateway.rest import messages, queues, tasks  # noqa: F401  (they register operations)
 from gateway.rest.operations import OPERATIONS, Operation
-from gateway.rest.shapes.common import ErrorResponse, QueueName
 from gateway.rest.shapes.tasks import TaskHandle
 
-API_VERSION = "1.0.0"
 _TAGS = ("queues", "messages", "move-tasks")
 _REF = "#/components/schemas/{name}"
 _ERROR_REF = {"$ref": _REF.format(name="ErrorResponse")}

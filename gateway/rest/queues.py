@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from control_plane.queues import QueueInfo
+from gateway.core.queues import Queue as QueueInfo
 from gateway.rest.context import RestContext
 from gateway.rest.operations import operation
 from gateway.rest.shapes.queues import (
@@ -18,7 +18,6 @@ from gateway.rest.shapes.queues import (
     SetQueueAttributes,
     TagList,
 )
-from gateway.sqs.queue_urls import check_queue_name
 
 TAG = "queues"
 
@@ -49,10 +48,8 @@ async def create_queue(ctx: RestContext, request: CreateQueue) -> Queue:
     409 QueueNameExists, and within 60 s of deleting a queue of that name a 409
     QueueDeletedRecently, as on SQS.
     """
-    name = check_queue_name(request.name)
-    ctx.sqs.check_attributes(request.attributes or {})
     queue = await ctx.broker.create_queue(
-        ctx.account_id, name, request.attributes or {}, request.tags or {}
+        ctx.account_id, request.name, request.attributes or {}, request.tags or {}
     )
     return await _described(ctx, queue)
 
@@ -74,11 +71,7 @@ async def set_queue_attributes(ctx: RestContext, request: SetQueueAttributes) ->
     The given attributes change and the rest stay; an empty RedrivePolicy or
     RedriveAllowPolicy removes it. A queue's type (FifoQueue) cannot change.
     """
-    queue = await ctx.queue()
-    ctx.sqs.check_attributes(request.attributes)
-    changed = await ctx.broker.control.queues.set_attributes(
-        queue.account_id, queue.name, request.attributes
-    )
+    changed = await ctx.broker.set_queue_attributes(await ctx.queue(), request.attributes)
     return await _described(ctx, changed)
 
 
@@ -88,8 +81,7 @@ async def delete_queue(ctx: RestContext, _: None) -> None:
 
     Its messages and delivery state go at once; its name can be used again after 60 s.
     """
-    queue = await ctx.queue()
-    await ctx.broker.delete_queue(queue.account_id, queue.name)
+    await ctx.broker.delete_queue(await ctx.queue())
 
 
 @operation("POST", "/v1/queues/{name}/purge", tag=TAG, status=204, errors=(409,))
@@ -111,8 +103,7 @@ async def get_queue_stats(ctx: RestContext, _: None) -> QueueStats:
 @operation("GET", "/v1/queues/{name}/tags", tag=TAG, response=TagList)
 async def list_queue_tags(ctx: RestContext, _: None) -> TagList:
     """List a queue's tags."""
-    queue = await ctx.queue()
-    return TagList(await ctx.broker.control.queues.tags(queue.account_id, queue.name))
+    return TagList(await ctx.broker.queue_tags(await ctx.queue()))
 
 
 @operation("PUT", "/v1/queues/{name}/tags", tag=TAG, body=AddTags, response=TagList)
@@ -122,9 +113,8 @@ async def tag_queue(ctx: RestContext, request: AddTags) -> TagList:
     The given tags are set; the others stay. Answers with all of the queue's tags.
     """
     queue = await ctx.queue()
-    queues = ctx.broker.control.queues
-    await queues.tag(queue.account_id, queue.name, request.tags)
-    return TagList(await queues.tags(queue.account_id, queue.name))
+    await ctx.broker.tag_queue(queue, request.tags)
+    return TagList(await ctx.broker.queue_tags(queue))
 
 
 @operation("DELETE", "/v1/queues/{name}/tags", tag=TAG, body=RemoveTags, response=TagList)
@@ -135,16 +125,14 @@ async def untag_queue(ctx: RestContext, request: RemoveTags) -> TagList:
     the queue's remaining tags.
     """
     queue = await ctx.queue()
-    queues = ctx.broker.control.queues
-    await queues.untag(queue.account_id, queue.name, request.keys)
-    return TagList(await queues.tags(queue.account_id, queue.name))
+    await ctx.broker.untag_queue(queue, request.keys)
+    return TagList(await ctx.broker.queue_tags(queue))
 
 
 @operation("GET", "/v1/queues/{name}/dead-letter-sources", tag=TAG, response=DeadLetterSources)
 async def list_dead_letter_sources(ctx: RestContext, _: None) -> DeadLetterSources:
     """List the queues whose dead-letter queue this is."""
-    queue = await ctx.queue()
-    names = await ctx.broker.control.queues.dead_letter_sources(queue.account_id, queue.name)
+    names = await ctx.broker.dead_letter_sources(await ctx.queue())
     return DeadLetterSources([QueueRef(n, ctx.queue_url(n)) for n in names])
 
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from control_plane.errors import InvalidParameterValue
-from control_plane.move_tasks import MoveTask as TaskRecord
-from control_plane.move_tasks import parse_handle
+from gateway.core.errors import CoreError
+from gateway.core.queues import MoveTask as TaskRecord
 from gateway.rest.context import RestContext
-from gateway.rest.errors import Conflict, NotFound
+from gateway.rest.errors import Conflict
 from gateway.rest.operations import operation
 from gateway.rest.shapes.tasks import (
     ListMoveTasksQuery,
@@ -44,11 +43,13 @@ async def start_move_task(ctx: RestContext, request: StartMoveTask) -> MoveTaskS
     if request.destination is not None:
         destination = await ctx.queue(request.destination)
     try:
-        task = await ctx.broker.move_tasks.start(source, destination, request.max_per_second)
-    except InvalidParameterValue:
+        task = await ctx.broker.start_move_task(source, destination, request.max_per_second)
+    except CoreError as exc:
+        if exc.code != "InvalidParameterValue":
+            raise
         # The same error also says the queue is no dead-letter queue; a running task
         # tells the two apart.
-        listed = await ctx.broker.control.move_tasks.list(source.account_id, source.name, 1)
+        listed = await ctx.broker.list_move_tasks(source, 1)
         if listed and listed[0].status in _ACTIVE:
             raise Conflict(
                 "MoveTaskRunning",
@@ -71,7 +72,7 @@ async def list_move_tasks(ctx: RestContext, query: ListMoveTasksQuery) -> MoveTa
     Its most recent tasks (at most `limit`, up to 10), newest first, with their progress.
     """
     source = await ctx.queue()
-    tasks = await ctx.broker.control.move_tasks.list(source.account_id, source.name, query.limit)
+    tasks = await ctx.broker.list_move_tasks(source, query.limit)
     return MoveTaskList([_task(t) for t in tasks])
 
 
@@ -86,15 +87,13 @@ async def cancel_move_task(ctx: RestContext, _: None) -> MoveTaskCancelled:
     caller's account, a 404 ResourceNotFoundException.
     """
     handle = ctx.path_params["handle"]
-    account_id, _source, task_id = parse_handle(handle)
-    if account_id != ctx.account_id:
-        raise NotFound(
-            "ResourceNotFoundException", "The task handle does not name a message move task."
-        )
     try:
-        task = await ctx.broker.control.move_tasks.cancel(account_id, task_id)
-    except InvalidParameterValue as exc:  # the one refusal of cancel: not running
-        raise Conflict("MoveTaskNotRunning", str(exc)) from exc
+        task = await ctx.broker.cancel_move_task(ctx.account_id, handle)
+    except CoreError as exc:
+        if exc.code != "InvalidParameterValue":
+            raise
+        # The one refusal of cancel besides a handle naming no task: not running.
+        raise Conflict("MoveTaskNotRunning", exc.message) from exc
     return MoveTaskCancelled(handle, "CANCELLING", task.moved)
 
 

@@ -21,16 +21,16 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-from control_plane.errors import ControlPlaneError
 from gateway.auth.authenticator import authenticate
 from gateway.auth.errors import AuthError
 from gateway.base_url import base_url
-from gateway.broker import Broker
+from gateway.core.broker import Broker
+from gateway.core.errors import CoreError
 from gateway.message_ids import new_request_id
 from gateway.request_body import BodyTooLarge, read_body
 from gateway.sqs import query_protocol
 from gateway.sqs.actions import ACTIONS, SqsContext
-from gateway.sqs.errors import SqsError
+from gateway.sqs.errors import SqsError, from_core
 
 log = logging.getLogger(__name__)
 
@@ -58,11 +58,8 @@ async def sqs_endpoint(request: Request) -> Response:
         result = await handler(_context(request, principal.account_id, action), params)
     except SqsError as exc:
         return _error(exc, request_id, query)
-    except (ControlPlaneError, AuthError) as exc:
-        error = SqsError(
-            exc.sqs_code, str(exc), http_status=exc.http_status, sender_fault=exc.sender_fault
-        )
-        return _error(error, request_id, query)
+    except (CoreError, AuthError) as exc:
+        return _error(from_core(exc), request_id, query)
     except Exception:
         log.exception("SQS request %s failed", request_id)
         error = SqsError(
@@ -125,8 +122,7 @@ def _query_params(request: Request, body: bytes) -> tuple[str, dict[str, Any]]:
 
 def _context(request: Request, account_id: str, action: str) -> SqsContext:
     broker: Broker = request.app.state.broker
-    max_message_bytes = request.app.state.max_message_bytes
-    return SqsContext(broker, account_id, base_url(request), max_message_bytes, action)
+    return SqsContext(broker, account_id, base_url(request), action)
 
 
 def _error(exc: SqsError, request_id: str, query: bool) -> Response:

@@ -1,8 +1,9 @@
 """SQS errors as the wire shows them.
 
     SqsError                    code, message, HTTP status, sender fault
-     (control_plane.errors.ControlPlaneError subclasses are turned into SqsError by the
-      endpoint, through their `sqs_code` / `http_status` / `sender_fault` attributes)
+
+The core's errors (gateway/core/errors.py) become SqsErrors in `from_core`, by the one
+table of this protocol, `_STATUS_BY_KIND`; so do authentication errors, all 403.
 
 A JSON 1.0 error body is `{"__type": "com.amazonaws.sqs#<Code>", "message": "..."}`, and
 the `x-amzn-query-error` header carries the code the older Query API used (AWS sends both;
@@ -10,6 +11,21 @@ botocore reports the Query code in `Error.Code` and picks the exception class by
 """
 
 from __future__ import annotations
+
+from gateway.auth.errors import AuthError
+from gateway.core.errors import CoreError, ErrorKind
+
+# SQS answers most refusals with 400, whatever their kind (a missing queue included).
+_STATUS_BY_KIND = {
+    ErrorKind.INVALID: 400,
+    ErrorKind.NOT_FOUND: 400,
+    ErrorKind.CONFLICT: 400,
+    ErrorKind.TOO_LARGE: 400,
+    ErrorKind.FORBIDDEN: 403,
+    ErrorKind.UNAUTHORIZED: 403,
+    ErrorKind.UNAVAILABLE: 503,
+    ErrorKind.INTERNAL: 500,
+}
 
 # Error shape name -> the Query API's code, where they differ (AWS's own table).
 _QUERY_CODES = {
@@ -45,6 +61,26 @@ class SqsError(Exception):
     def query_error(self) -> str:
         fault = "Sender" if self.sender_fault else "Receiver"
         return f"{_QUERY_CODES.get(self.code, self.code)};{fault}"
+
+
+def from_core(exc: CoreError | AuthError) -> SqsError:
+    """The SQS form of an error of the core or of authentication."""
+    if isinstance(exc, AuthError):
+        return SqsError(
+            exc.code, str(exc), http_status=exc.http_status, sender_fault=exc.sender_fault
+        )
+    if exc.code == "MessageTooLong":
+        # SQS words a message over MaximumMessageSize as a bad parameter.
+        return invalid_parameter(
+            "One or more parameters are invalid. Reason: Message must be shorter than "
+            f"{exc.limit_bytes} bytes."
+        )
+    return SqsError(
+        exc.code,
+        exc.message,
+        http_status=_STATUS_BY_KIND[exc.kind],
+        sender_fault=exc.sender_fault,
+    )
 
 
 def invalid_parameter(message: str) -> SqsError:

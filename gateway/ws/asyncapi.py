@@ -19,7 +19,7 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
-from gateway.rest.openapi import API_VERSION
+from gateway.native import API_VERSION
 from gateway.ws.endpoint import PATH
 from gateway.ws.frames import CLIENT_FRAMES, SERVER_FRAMES
 

@@ -3,7 +3,7 @@
 A client frame names its operation in `op`; a server frame its kind in `type`. Every
 client frame may carry an `id` that the server's answer to it repeats, so a client can
 have many operations outstanding on one connection. Message, batch-result and error
-shapes are the REST API's (gateway/rest/shapes), so a message looks the same on both.
+shapes are the native APIs' (gateway/native), so a message looks the same on REST and here.
 The AsyncAPI document (gateway/ws/asyncapi.py) is generated from these Structs.
 """
 
@@ -13,14 +13,14 @@ from typing import Annotated, Literal
 
 from msgspec import Meta, Struct
 
-from gateway.rest.shapes.common import (
+from gateway.native.common import (
     MAX_BATCH_ENTRIES,
     EntryResult,
     ErrorDetail,
     QueueName,
     ReceiptHandle,
 )
-from gateway.rest.shapes.messages import ReceivedMessage, SendMessage, SendResult
+from gateway.native.messages import ReceivedMessage, SendMessage, SendResult
 
 MAX_CREDIT = 1000
 DEFAULT_CREDIT = 10

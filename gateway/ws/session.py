@@ -2,8 +2,9 @@
 
 Client frames are carried out one at a time, in the order they arrive, so that a
 connection's publishes reach the log in its order (FIFO queues depend on it); pushes of
-the subscriptions run beside them. Each operation is the REST API's own handler
-(gateway/rest/messages.py), so validation, limits and errors are the same on both APIs.
+the subscriptions run beside them. Each operation is the core's (gateway/core/broker.py),
+with the native APIs' shapes (gateway/native), so validation, limits and errors are the
+same as on the REST API.
 The bearer token is checked again every `token_recheck_s`: a revoked or expired one ends
 the connection (an `error` frame, then close code 1008). Closing a connection stops its
 subscriptions and makes their unsettled messages visible again at once.
@@ -20,19 +21,14 @@ import msgspec
 import orjson
 from starlette.websockets import WebSocket, WebSocketState
 
-from control_plane.errors import ControlPlaneError
-from gateway.rest.auth import TokenVerifier
-from gateway.rest.context import RestContext
-from gateway.rest.errors import Conflict, InternalError, RestError, Unauthorized, from_foreign
-from gateway.rest.messages import change_visibility, delete_messages, send_message_batch
-from gateway.rest.shapes.common import ErrorDetail
-from gateway.rest.shapes.messages import (
-    ChangeVisibility,
-    DeleteMessages,
-    SendBatch,
-    VisibilityChange,
-)
-from gateway.sqs.errors import SqsError
+from gateway.auth.bearer import TokenVerifier
+from gateway.auth.errors import AuthError
+from gateway.core.broker import Broker
+from gateway.core.errors import CoreError
+from gateway.core.queues import Queue
+from gateway.native import conversions
+from gateway.native.common import ErrorDetail
+from gateway.ws.errors import WsError, from_core, unauthorized
 from gateway.ws.frames import (
     OPS,
     Ack,
@@ -64,14 +60,16 @@ class Session:
     def __init__(
         self,
         websocket: WebSocket,
-        ctx: RestContext,
+        broker: Broker,
+        account_id: str,
         *,
         token: str,
         verifier: TokenVerifier,
         token_recheck_s: float,
     ) -> None:
         self._websocket = websocket
-        self._ctx = ctx
+        self._broker = broker
+        self._account_id = account_id
         self._token = token
         self._verifier = verifier
         self._token_recheck_s = token_recheck_s
@@ -109,20 +107,20 @@ class Session:
     async def _handle(self, raw: bytes | None) -> None:
         try:
             frame = _decode(raw or b"")
-        except RestError as exc:
+        except WsError as exc:
             await self.send(_error(exc, *_request_id_and_op(raw)))
             return
         op = str(frame.__struct_config__.tag)
         reply: ServerFrame | None
         try:
             reply = await self._dispatch(frame)
-        except RestError as exc:
+        except WsError as exc:
             reply = _error(exc, frame.id, op)
-        except (ControlPlaneError, SqsError) as exc:
-            reply = _error(from_foreign(exc), frame.id, op)
+        except CoreError as exc:
+            reply = _error(from_core(exc), frame.id, op)
         except Exception:
             log.exception("WebSocket frame %s (%s) failed", frame.id, op)
-            reply = _error(InternalError("InternalError", "Internal error."), frame.id, op)
+            reply = _error(WsError("InternalError", "Internal error.", 500), frame.id, op)
         if reply is not None:
             await self.send(reply)
 
@@ -130,10 +128,12 @@ class Session:
         """The answer to the frame; None when the handler has sent it itself."""
         match frame:
             case Publish():
-                results = await send_message_batch(
-                    self._queue_ctx(frame.queue), SendBatch(frame.messages)
-                )
-                return Published(id=frame.id, queue=frame.queue, results=results.results)
+                conversions.check_batch_size(len(frame.messages))
+                queue = await self._queue(frame.queue)
+                drafts = [conversions.draft(message) for message in frame.messages]
+                sent = await self._broker.send_batch(queue, drafts, conversions.FIELD_NAMES)
+                results = conversions.send_results(sent)
+                return Published(id=frame.id, queue=frame.queue, results=results)
             case Ack() | Nack() | Extend():
                 return await self._settle_frame(frame)
             case Subscribe():
@@ -151,20 +151,22 @@ class Session:
 
     async def _settle_frame(self, frame: Ack | Nack | Extend) -> Settled:
         """Ack deletes; nack and extend change the visibility timeout."""
-        ctx = self._queue_ctx(frame.queue)
         handles = frame.receipt_handles
+        conversions.check_batch_size(len(handles))
+        queue = await self._queue(frame.queue)
         op: Literal["ack", "nack", "extend"]
         extend_ms = None
         if isinstance(frame, Ack):
-            op, results = "ack", await delete_messages(ctx, DeleteMessages(handles))
+            op, errors = "ack", await self._broker.delete_messages(queue, handles)
         else:
             if isinstance(frame, Nack):
                 op, seconds = "nack", frame.delay_seconds
             else:
                 op, seconds = "extend", frame.visibility_timeout
                 extend_ms = seconds * 1000
-            changes = ChangeVisibility([VisibilityChange(h, seconds) for h in handles])
-            results = await change_visibility(ctx, changes)
+            changes = [(handle, seconds * 1000) for handle in handles]
+            errors = await self._broker.change_visibility(queue, changes)
+        results = conversions.entry_results(errors)
         subscription = self._subscriptions.get(frame.queue)
         if subscription is not None:
             done = [h for h, r in zip(handles, results.results, strict=True) if r.error is None]
@@ -177,18 +179,22 @@ class Session:
     async def _subscribe(self, frame: Subscribe) -> None:
         existing = self._subscriptions.get(frame.queue)
         if existing is not None and not existing.ended:
-            raise Conflict(
+            raise WsError(
                 "AlreadySubscribed",
                 f"This connection is already subscribed to {frame.queue}; "
                 "send `credit` to change its credit.",
             )
-        ctx = self._queue_ctx(frame.queue)
-        await ctx.queue()  # QueueDoesNotExist before anything starts
+        await self._queue(frame.queue)  # QueueDoesNotExist before anything starts
         visibility_timeout_ms = (
             None if frame.visibility_timeout is None else frame.visibility_timeout * 1000
         )
         subscription = Subscription(
-            ctx, frame.queue, frame.credit, visibility_timeout_ms, self.send
+            self._broker,
+            self._account_id,
+            frame.queue,
+            credit=frame.credit,
+            visibility_timeout_ms=visibility_timeout_ms,
+            send=self.send,
         )
         self._subscriptions[frame.queue] = subscription
         # Answered before the first push, which starts only after this frame is sent.
@@ -198,30 +204,26 @@ class Session:
     def _subscription(self, queue_name: str) -> Subscription:
         subscription = self._subscriptions.get(queue_name)
         if subscription is None or subscription.ended:
-            raise RestError(
-                "NotSubscribed", f"This connection has no subscription to {queue_name}."
-            )
+            raise WsError("NotSubscribed", f"This connection has no subscription to {queue_name}.")
         return subscription
 
-    def _queue_ctx(self, queue_name: str) -> RestContext:
-        ctx = self._ctx
-        return RestContext(
-            ctx.broker, ctx.account_id, ctx.base_url, ctx.max_message_bytes, {"name": queue_name}
-        )
+    async def _queue(self, queue_name: str) -> Queue:
+        return await self._broker.get_queue(self._account_id, queue_name)
 
     async def _watch_token(self) -> None:
         while True:
             await asyncio.sleep(self._token_recheck_s)
             try:
                 principal = await self._verifier.principal(self._token)
-                if principal.account_id != self._ctx.account_id:
-                    raise Unauthorized("InvalidClientTokenId", "The bearer token changed account.")
-            except Unauthorized as exc:
-                log.info("WebSocket closed (%s): %s", exc.code, exc.message)
-                await self.send(_error(exc, None, None))
-                await self._close(POLICY_VIOLATION, exc.code)
+                if principal.account_id != self._account_id:
+                    raise unauthorized("InvalidClientTokenId", "The bearer token changed account.")
+            except (AuthError, WsError) as exc:
+                error = exc if isinstance(exc, WsError) else from_core(exc)
+                log.info("WebSocket closed (%s): %s", error.code, error.message)
+                await self.send(_error(error, None, None))
+                await self._close(POLICY_VIOLATION, error.code)
                 return
-            except ControlPlaneError:
+            except CoreError:
                 # Redis unreachable: keep the connection; every operation fails meanwhile.
                 log.warning("could not re-check a WebSocket's bearer token", exc_info=True)
 
@@ -244,13 +246,13 @@ def _decode(raw: bytes) -> ClientFrame:
         if message.endswith("`$.op`") or message.endswith("field `op`"):
             message = f"`op` must be one of {', '.join(OPS)}."
         code = "MissingParameter" if missing else "InvalidParameterValue"
-        raise RestError(code, f"Invalid frame: {message}") from exc
+        raise WsError(code, f"Invalid frame: {message}") from exc
     except msgspec.DecodeError as exc:
-        raise RestError("SerializationException", f"Malformed JSON frame: {exc}") from exc
+        raise WsError("SerializationException", f"Malformed JSON frame: {exc}") from exc
     return frame
 
 
-def _error(exc: RestError, request_id: str | None, op: str | None) -> Error:
+def _error(exc: WsError, request_id: str | None, op: str | None) -> Error:
     return Error(id=request_id, op=op, error=ErrorDetail(exc.code, exc.message))
 
 

@@ -15,13 +15,11 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 
-from control_plane.clock import Clock
-from control_plane.errors import QueueDoesNotExist
-from gateway.broker import Broker
-from gateway.rest.context import RestContext
-from gateway.rest.errors import NotFound
-from gateway.rest.message_fields import received_message
-from gateway.rest.shapes.common import MAX_BATCH_ENTRIES, ErrorDetail
+from gateway.core.broker import Broker
+from gateway.core.errors import CoreError
+from gateway.core.queues import Queue
+from gateway.native.common import MAX_BATCH_ENTRIES, ErrorDetail
+from gateway.native.conversions import received_message
 from gateway.ws.frames import Deliver, ServerFrame, Unsubscribed
 
 log = logging.getLogger(__name__)
@@ -36,15 +34,19 @@ _STOP_RETRY_S = 0.5
 class Subscription:
     def __init__(
         self,
-        ctx: RestContext,
+        broker: Broker,
+        account_id: str,
         queue_name: str,
+        *,
         credit: int,
         visibility_timeout_ms: int | None,
         send: Send,
     ) -> None:
         self.queue_name = queue_name
         self.credit = credit
-        self._ctx = ctx
+        self._broker = broker
+        self._account_id = account_id
+        self._clock = broker.clock
         self._visibility_timeout_ms = visibility_timeout_ms  # None: the queue's
         self._send = send
         # Receipt handle -> when its visibility timeout ends (ms, the control plane's clock).
@@ -52,14 +54,6 @@ class Subscription:
         self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
-
-    @property
-    def _broker(self) -> Broker:
-        return self._ctx.broker
-
-    @property
-    def _clock(self) -> Clock:
-        return self._ctx.broker.control.clock
 
     @property
     def ended(self) -> bool:
@@ -83,12 +77,15 @@ class Subscription:
         if not handles:
             return
         try:
-            queue = await self._ctx.queue(self.queue_name)
+            queue = await self._queue()
             for start in range(0, len(handles), MAX_BATCH_ENTRIES):
                 chunk = handles[start : start + MAX_BATCH_ENTRIES]
                 await self._broker.change_visibility(queue, [(h, 0) for h in chunk])
         except Exception:  # the queue may be gone; the timeouts release them anyway
             log.warning("could not release %d messages of %s", len(handles), self.queue_name)
+
+    async def _queue(self) -> Queue:
+        return await self._broker.get_queue(self._account_id, self.queue_name)
 
     def set_credit(self, credit: int) -> None:
         self.credit = credit
@@ -138,10 +135,10 @@ class Subscription:
                     continue
                 # Looked up each round: a changed VisibilityTimeout or a deleted queue
                 # takes effect on the next long poll.
-                queue = await self._ctx.queue(self.queue_name)
+                queue = await self._queue()
                 visibility_timeout_ms = self._visibility_timeout_ms
                 if visibility_timeout_ms is None:
-                    visibility_timeout_ms = queue.visibility_timeout_ms
+                    visibility_timeout_ms = queue.settings.visibility_timeout_ms
                 received = await self._broker.receive(
                     queue, min(room, MAX_BATCH_ENTRIES), visibility_timeout_ms, POLL_WAIT_MS
                 )
@@ -156,13 +153,14 @@ class Subscription:
                         messages=[received_message(message) for message in received],
                     )
                 )
-        except (QueueDoesNotExist, NotFound) as exc:
-            self._unsettled.clear()
-            reason = ErrorDetail("QueueDoesNotExist", str(exc) or "The queue was deleted.")
-            await self._send(Unsubscribed(queue=self.queue_name, reason=reason))
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            log.exception("subscription to %s failed", self.queue_name)
-            reason = ErrorDetail("InternalError", f"The subscription failed: {type(exc).__name__}")
+            if isinstance(exc, CoreError) and exc.code == "QueueDoesNotExist":
+                self._unsettled.clear()
+                reason = ErrorDetail(exc.code, exc.message or "The queue was deleted.")
+            else:
+                log.exception("subscription to %s failed", self.queue_name)
+                cause = exc.code if isinstance(exc, CoreError) else type(exc).__name__
+                reason = ErrorDetail("InternalError", f"The subscription failed: {cause}")
             await self._send(Unsubscribed(queue=self.queue_name, reason=reason))

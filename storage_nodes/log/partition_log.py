@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Literal, ParamSpec, TypeVar
 
+from control_plane.clock import SystemClock
 from storage_nodes.log.errors import LogClosedError, LogStorageError
 from storage_nodes.log.fileio import NotCached, fsync_directory, in_worker
 from storage_nodes.log.log_config import DEFAULT_CONFIG, Durability, LogConfig
@@ -18,7 +18,7 @@ from storage_nodes.log.record_batch import encode_batch
 from storage_nodes.log.segment import LogSegment, SegmentInfo
 from storage_nodes.log.segments import LogSegments
 
-__all__ = ["Durability", "LogConfig", "LogStats", "PartitionLog", "SegmentInfo", "wall_clock_ms"]
+__all__ = ["Durability", "LogConfig", "LogStats", "PartitionLog", "SegmentInfo"]
 
 log = logging.getLogger(__name__)
 
@@ -29,11 +29,8 @@ T = TypeVar("T")
 # event loop, from the page cache only: a hop to a worker thread and back cost more than
 # decoding a claim's records, and the worker then competes with the loop for the GIL.
 _CACHED_READ_MAX_OFFSETS = 256
-
-
-def wall_clock_ms() -> int:
-    """Milliseconds since the Unix epoch (the default clock of a log)."""
-    return time.time_ns() // 1_000_000
+# The default time of a log (segment ages): the one clock abstraction every package uses.
+_SYSTEM_CLOCK = SystemClock()
 
 
 class PartitionLog:
@@ -80,7 +77,7 @@ class PartitionLog:
         cls,
         directory: Path,
         config: LogConfig = DEFAULT_CONFIG,
-        now_ms: Callable[[], int] = wall_clock_ms,
+        now_ms: Callable[[], int] = _SYSTEM_CLOCK.now_ms,
     ) -> PartitionLog:
         """Open (creating if absent) the log in ``directory`` and recover its tail."""
         segments = await in_worker(load_segments, directory, config.index_interval_bytes, now_ms())

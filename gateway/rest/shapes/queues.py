@@ -6,7 +6,7 @@ from typing import Annotated
 
 from msgspec import Meta, Struct
 
-from gateway.rest.shapes.common import QueueName
+from gateway.native.common import QueueName
 
 QueueAttributes = Annotated[
     dict[str, str],

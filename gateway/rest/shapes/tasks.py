@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from msgspec import Meta, Struct
 
-from gateway.rest.shapes.common import QueueName
+from gateway.native.common import QueueName
 
 TaskHandle = Annotated[
     str, Meta(description="The `task_handle` a start answered with.", max_length=512)

@@ -13,15 +13,11 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from control_plane.errors import ControlPlaneError
+from gateway.core.errors import CoreError
+from gateway.core.messages import MessageDraft
 from gateway.sqs.actions.context import Response, SqsContext, action
-from gateway.sqs.actions.messages import (
-    message_size,
-    new_message,
-    sent_fields,
-    visibility_ms,
-)
-from gateway.sqs.errors import SqsError, invalid_parameter
+from gateway.sqs.actions.messages import FIELD_NAMES, message_draft, sent_fields, visibility_ms
+from gateway.sqs.errors import SqsError, from_core, invalid_parameter
 from gateway.sqs.params import Params, required_str
 
 MAX_ENTRIES = 10
@@ -32,25 +28,27 @@ _ENTRY_ID = re.compile(r"^[A-Za-z0-9_-]{1,80}\Z")
 async def send_message_batch(ctx: SqsContext, params: Params) -> Response:
     queue = await ctx.queue(params)
     entries = _entries(params, "SendMessageBatchRequestEntry")
-    failed: list[Response] = []
-    valid = []
+    refusals: list[SqsError | None] = []  # per entry: why the wire refused it, or None
+    drafts: list[MessageDraft] = []
     for entry in entries:
         try:
-            valid.append((entry["Id"], new_message(queue, entry)))
-        except (SqsError, ControlPlaneError) as exc:
-            failed.append(_failure(entry["Id"], exc))
-    total = sum(message_size(message) for _, message in valid)
-    if total > ctx.message_limit(queue):
-        raise SqsError(
-            "BatchRequestTooLong",
-            f"Batch requests cannot be longer than {ctx.message_limit(queue)} bytes. "
-            f"You have sent {total} bytes.",
-        )
-    sent = await ctx.broker.send(queue, [message for _, message in valid]) if valid else []
-    successful = [
-        {"Id": entry_id, **sent_fields(queue, message, one)}
-        for (entry_id, message), one in zip(valid, sent, strict=True)
-    ]
+            drafts.append(message_draft(entry))
+            refusals.append(None)
+        except SqsError as exc:
+            refusals.append(exc)
+        except CoreError as exc:
+            refusals.append(from_core(exc))
+    results = iter(await ctx.broker.send_batch(queue, drafts, FIELD_NAMES))
+    successful: list[Response] = []
+    failed: list[Response] = []
+    for entry, refusal in zip(entries, refusals, strict=True):
+        result = next(results) if refusal is None else refusal
+        if isinstance(result, SqsError):
+            failed.append(_failure(entry["Id"], result))
+        elif isinstance(result, CoreError):
+            failed.append(_failure(entry["Id"], from_core(result)))
+        else:
+            successful.append({"Id": entry["Id"], **sent_fields(result)})
     return {"Successful": successful, "Failed": failed}
 
 
@@ -120,7 +118,7 @@ def _with_handles(
 
 def _outcome(
     valid: Sequence[tuple[str, str, int]],
-    errors: Sequence[ControlPlaneError | None],
+    errors: Sequence[CoreError | None],
     failed: list[Response],
 ) -> Response:
     successful = []
@@ -128,13 +126,14 @@ def _outcome(
         if error is None:
             successful.append({"Id": entry_id})
         else:
-            failed.append(_failure(entry_id, error))
+            failed.append(_failure(entry_id, from_core(error)))
     return {"Successful": successful, "Failed": failed}
 
 
-def _failure(entry_id: str, exc: SqsError | ControlPlaneError) -> Response:
-    if isinstance(exc, SqsError):
-        code, message, sender_fault = exc.code, exc.message, exc.sender_fault
-    else:
-        code, message, sender_fault = exc.sqs_code, str(exc), exc.sender_fault
-    return {"Id": entry_id, "SenderFault": sender_fault, "Code": code, "Message": message}
+def _failure(entry_id: str, exc: SqsError) -> Response:
+    return {
+        "Id": entry_id,
+        "SenderFault": exc.sender_fault,
+        "Code": exc.code,
+        "Message": exc.message,
+    }

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from control_plane.arns import parse_queue_arn, queue_arn
-from control_plane.move_tasks import MoveTask, parse_handle
-from control_plane.queues import QueueInfo
+from gateway.core.queues import MoveTask, Queue, parse_queue_arn, queue_arn
 from gateway.sqs.actions.context import Response, SqsContext, action
 from gateway.sqs.errors import SqsError, invalid_parameter
 from gateway.sqs.params import Params, optional_int, optional_str, required_str
@@ -18,18 +16,13 @@ async def start_message_move_task(ctx: SqsContext, params: Params) -> Response:
         await _queue_by_arn(ctx, destination_arn, "DestinationArn") if destination_arn else None
     )
     rate = optional_int(params, "MaxNumberOfMessagesPerSecond", 1, 500)
-    task = await ctx.broker.move_tasks.start(source, destination, rate)
+    task = await ctx.broker.start_move_task(source, destination, rate)
     return {"TaskHandle": task.handle}
 
 
 @action("CancelMessageMoveTask")
 async def cancel_message_move_task(ctx: SqsContext, params: Params) -> Response:
-    account_id, _, task_id = parse_handle(required_str(params, "TaskHandle"))
-    if account_id != ctx.account_id:
-        raise SqsError(
-            "ResourceNotFoundException", "The task handle does not name a message move task."
-        )
-    task = await ctx.broker.control.move_tasks.cancel(account_id, task_id)
+    task = await ctx.broker.cancel_move_task(ctx.account_id, required_str(params, "TaskHandle"))
     return {"ApproximateNumberOfMessagesMoved": task.moved}
 
 
@@ -37,11 +30,11 @@ async def cancel_message_move_task(ctx: SqsContext, params: Params) -> Response:
 async def list_message_move_tasks(ctx: SqsContext, params: Params) -> Response:
     source = await _queue_by_arn(ctx, required_str(params, "SourceArn"), "SourceArn")
     max_results = optional_int(params, "MaxResults", 1, 10) or 1
-    tasks = await ctx.broker.control.move_tasks.list(source.account_id, source.name, max_results)
+    tasks = await ctx.broker.list_move_tasks(source, max_results)
     return {"Results": [_task_out(task) for task in tasks]}
 
 
-async def _queue_by_arn(ctx: SqsContext, arn: str, parameter: str) -> QueueInfo:
+async def _queue_by_arn(ctx: SqsContext, arn: str, parameter: str) -> Queue:
     parsed = parse_queue_arn(arn)
     if parsed is None:
         raise invalid_parameter(f"Value {arn} for parameter {parameter} is invalid.")

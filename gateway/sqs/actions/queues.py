@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gateway.sqs import queue_urls
+from gateway.core import queue_urls
 from gateway.sqs.actions.context import Response, SqsContext, action
 from gateway.sqs.errors import SqsError, missing_parameter
 from gateway.sqs.params import (
@@ -17,9 +17,8 @@ from gateway.sqs.params import (
 
 @action("CreateQueue")
 async def create_queue(ctx: SqsContext, params: Params) -> Response:
-    name = queue_urls.check_queue_name(required_str(params, "QueueName"))
+    name = required_str(params, "QueueName")
     attributes = string_map(params, "Attributes")
-    ctx.check_attributes(attributes)
     tags = string_map(params, "tags")
     await ctx.broker.create_queue(ctx.account_id, name, attributes, tags)
     return {"QueueUrl": ctx.queue_url(name)}
@@ -44,7 +43,7 @@ async def list_queues(ctx: SqsContext, params: Params) -> Response:
 @action("ListDeadLetterSourceQueues")
 async def list_dead_letter_source_queues(ctx: SqsContext, params: Params) -> Response:
     queue = await ctx.queue(params)
-    names = await ctx.broker.control.queues.dead_letter_sources(queue.account_id, queue.name)
+    names = await ctx.broker.dead_letter_sources(queue)
     # SQS spells this one in lower case.
     return _page(ctx, params, names, "queueUrls", queue.account_id)
 
@@ -52,7 +51,7 @@ async def list_dead_letter_source_queues(ctx: SqsContext, params: Params) -> Res
 @action("DeleteQueue")
 async def delete_queue(ctx: SqsContext, params: Params) -> Response:
     queue = await ctx.queue(params)
-    await ctx.broker.delete_queue(queue.account_id, queue.name)
+    await ctx.broker.delete_queue(queue)
     return {}
 
 
@@ -91,8 +90,7 @@ async def set_queue_attributes(ctx: SqsContext, params: Params) -> Response:
     attributes = string_map(params, "Attributes")
     if not attributes:
         raise missing_parameter("Attributes")
-    ctx.check_attributes(attributes)
-    await ctx.broker.control.queues.set_attributes(queue.account_id, queue.name, attributes)
+    await ctx.broker.set_queue_attributes(queue, attributes)
     return {}
 
 
@@ -102,7 +100,7 @@ async def tag_queue(ctx: SqsContext, params: Params) -> Response:
     tags = string_map(params, "Tags")
     if not tags:
         raise missing_parameter("Tags")
-    await ctx.broker.control.queues.tag(queue.account_id, queue.name, tags)
+    await ctx.broker.tag_queue(queue, tags)
     return {}
 
 
@@ -112,14 +110,14 @@ async def untag_queue(ctx: SqsContext, params: Params) -> Response:
     tag_keys = string_list(params, "TagKeys")
     if not tag_keys:
         raise missing_parameter("TagKeys")
-    await ctx.broker.control.queues.untag(queue.account_id, queue.name, tag_keys)
+    await ctx.broker.untag_queue(queue, tag_keys)
     return {}
 
 
 @action("ListQueueTags")
 async def list_queue_tags(ctx: SqsContext, params: Params) -> Response:
     queue = await ctx.queue(params)
-    tags = await ctx.broker.control.queues.tags(queue.account_id, queue.name)
+    tags = await ctx.broker.queue_tags(queue)
     return {"Tags": tags} if tags else {}
 
 
@@ -146,9 +144,7 @@ async def add_permission(ctx: SqsContext, params: Params) -> Response:
     label = required_str(params, "Label")
     accounts = string_list(params, "AWSAccountIds")
     actions = string_list(params, "Actions")
-    await ctx.broker.control.queues.add_permission(
-        queue.account_id, queue.name, label, accounts, actions
-    )
+    await ctx.broker.add_permission(queue, label, accounts, actions)
     return {}
 
 
@@ -156,5 +152,5 @@ async def add_permission(ctx: SqsContext, params: Params) -> Response:
 async def remove_permission(ctx: SqsContext, params: Params) -> Response:
     queue = await ctx.queue(params)
     label = required_str(params, "Label")
-    await ctx.broker.control.queues.remove_permission(queue.account_id, queue.name, label)
+    await ctx.broker.remove_permission(queue, label)
     return {}

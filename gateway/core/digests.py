@@ -11,7 +11,7 @@ import hashlib
 import struct
 from collections.abc import Mapping
 
-from storage_nodes.log.record import MessageAttribute
+from gateway.core.messages import MessageAttribute
 
 _STRING_TRANSPORT = b"\x01"
 _BINARY_TRANSPORT = b"\x02"

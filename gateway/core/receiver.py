@@ -12,40 +12,36 @@ Every claimed message is checked against its record before it goes out:
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections import defaultdict
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
 from control_plane.deliveries import Delivery, FifoEntry
 from control_plane.errors import QueueDoesNotExist
 from control_plane.plane import ControlPlane
 from control_plane.queues import QueueInfo
-from storage_nodes.log.record import MessageAttribute, Record, RecordIn
-from storage_nodes.node import StorageNode
+from gateway.core.messages import DEAD_LETTER_SOURCE, ReceivedMessage
+from storage_nodes.node import MessageAttribute, Node, Record, RecordIn
 
 log = logging.getLogger(__name__)
 
 MAX_WAIT_MS = 20_000
-DEAD_LETTER_SOURCE = "DeadLetterQueueSourceArn"
 
 
-# Not frozen: one per message received (see control_plane.deliveries.Delivery).
-@dataclass(slots=True)
-class ReceivedMessage:
-    record: Record
-    delivery: Delivery
-    fifo: bool = False
-
-
-LogEnds = Callable[[QueueInfo], Awaitable[dict[int, int]]]
+async def log_ends(storage: Node, queue: QueueInfo) -> dict[int, int]:
+    """The end offset of each of the queue's partitions."""
+    if queue.partitions == 1:  # every queue so far: no task per partition
+        return {0: await storage.end_offset(queue.stream_id, 0)}
+    ends = await asyncio.gather(
+        *(storage.end_offset(queue.stream_id, p) for p in range(queue.partitions))
+    )
+    return dict(enumerate(ends))
 
 
 class Receiver:
-    def __init__(self, control: ControlPlane, storage: StorageNode, log_ends: LogEnds) -> None:
+    def __init__(self, control: ControlPlane, storage: Node) -> None:
         self._control = control
         self._storage = storage
-        self._log_ends = log_ends
 
     async def receive(
         self, queue: QueueInfo, max_messages: int, visibility_timeout_ms: int, wait_ms: int
@@ -76,15 +72,14 @@ class Receiver:
         self, queue: QueueInfo, max_messages: int, visibility_timeout_ms: int
     ) -> list[ReceivedMessage]:
         deliveries = self._control.deliveries
+        redrive = queue.settings.redrive
         dead_letter_queue = await self._dead_letter_queue(queue)
         claim = await deliveries.claim(
             queue.stream_id,
-            await self._log_ends(queue),
+            await log_ends(self._storage, queue),
             max_messages,
             visibility_timeout_ms,
-            max_receives=(
-                queue.redrive.max_receive_count if queue.redrive and dead_letter_queue else 0
-            ),
+            max_receives=(redrive.max_receive_count if redrive and dead_letter_queue else 0),
             fifo=queue.fifo,
         )
         if not claim:
@@ -95,10 +90,11 @@ class Receiver:
             record = records.get((dead.partition, dead.offset))
             await self._dead_letter(queue, dead_letter_queue, dead, record)
         now_ms = self._control.clock.now_ms()
+        retention_ms = queue.settings.retention_ms
         received = []
         for delivery in claim.deliveries:
             record = records.get((delivery.partition, delivery.offset))
-            if record is None or record.timestamp_ms + queue.retention_ms <= now_ms:
+            if record is None or record.timestamp_ms + retention_ms <= now_ms:
                 await deliveries.remove(delivery, "expired")
             elif delivery.receive_count == 1 and record.timestamp_ms + record.delay_ms > now_ms:
                 await deliveries.defer(delivery, record.timestamp_ms + record.delay_ms)
@@ -120,7 +116,7 @@ class Receiver:
         return records
 
     async def _dead_letter_queue(self, queue: QueueInfo) -> QueueInfo | None:
-        redrive = queue.redrive
+        redrive = queue.settings.redrive
         if redrive is None:
             return None
         try:

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from storage_nodes.log.record import RecordIn
-from storage_nodes.node import StorageNode, StreamDropped
+from storage_nodes.local_node import LocalNode
+from storage_nodes.node import RecordIn, StreamDropped
 
 
 def _record(body: bytes) -> RecordIn:
@@ -14,14 +14,14 @@ def _record(body: bytes) -> RecordIn:
 
 
 async def test_appends_are_read_back_by_offset_and_survive_reopening(tmp_path: Path) -> None:
-    node = StorageNode(tmp_path)
+    node = LocalNode(tmp_path)
     assert await node.end_offset("s1", 0) == 0
     # Concurrent first uses of one partition open it once.
     bases = await asyncio.gather(*(node.append("s1", 0, [_record(b"%d" % i)]) for i in range(5)))
     assert sorted(bases) == [0, 1, 2, 3, 4]
     await node.close()
 
-    reopened = StorageNode(tmp_path)
+    reopened = LocalNode(tmp_path)
     assert await reopened.end_offset("s1", 0) == 5
     found = await reopened.read_offsets("s1", 0, [4, 1, 9])
     assert sorted(found) == [1, 4]
@@ -30,7 +30,7 @@ async def test_appends_are_read_back_by_offset_and_survive_reopening(tmp_path: P
 
 
 async def test_a_dropped_stream_is_gone_from_disk(tmp_path: Path) -> None:
-    node = StorageNode(tmp_path)
+    node = LocalNode(tmp_path)
     await node.append("gone", 0, [_record(b"x")])
     await node.append("kept", 0, [_record(b"y")])
     await node.drop_stream("gone")
@@ -42,7 +42,7 @@ async def test_a_dropped_stream_is_gone_from_disk(tmp_path: Path) -> None:
 
 
 async def test_uses_racing_a_drop_do_not_bring_the_stream_back(tmp_path: Path) -> None:
-    node = StorageNode(tmp_path)
+    node = LocalNode(tmp_path)
     await node.append("gone", 0, [_record(b"x")])
     racing = [node.end_offset("gone", p) for p in range(4)]
     racing += [node.read_offsets("gone", 0, [0]), node.append("gone", 1, [_record(b"y")])]
@@ -55,7 +55,7 @@ async def test_uses_racing_a_drop_do_not_bring_the_stream_back(tmp_path: Path) -
 
 @pytest.mark.parametrize("stream_id", ["../escape", "", "a/b", "x" * 65])
 async def test_stream_ids_cannot_leave_the_data_directory(tmp_path: Path, stream_id: str) -> None:
-    node = StorageNode(tmp_path)
+    node = LocalNode(tmp_path)
     with pytest.raises(ValueError, match="invalid stream id"):
         await node.append(stream_id, 0, [_record(b"x")])
     await node.close()

@@ -15,17 +15,23 @@ import contextlib
 import logging
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from control_plane.arns import parse_queue_arn
+from control_plane.deliveries import SubscriptionStats
 from control_plane.errors import ControlPlaneError, InvalidParameterValue
-from control_plane.move_tasks import MoveTask
+from control_plane.move_tasks import MoveTask, MoveTaskStore
 from control_plane.queues import QueueInfo
-from gateway.receiver import DEAD_LETTER_SOURCE, ReceivedMessage
-
-if TYPE_CHECKING:
-    from gateway.broker import Broker
+from gateway.core.errors import CoreError
+from gateway.core.messages import (
+    DEAD_LETTER_SOURCE,
+    NewMessage,
+    ReceivedMessage,
+    Record,
+    SentMessage,
+)
 
 log = logging.getLogger(__name__)
 
@@ -34,23 +40,50 @@ ROUND_MESSAGES = 10
 ROUND_VISIBILITY_MS = 60_000
 
 
+class QueueOperations(Protocol):
+    """What a move task does to queues: the broker's operations it needs."""
+
+    async def get_queue(self, account_id: str, name: str) -> QueueInfo: ...
+
+    async def dead_letter_sources(self, queue: QueueInfo) -> list[str]: ...
+
+    async def queue_stats(self, queue: QueueInfo) -> SubscriptionStats: ...
+
+    async def receive(
+        self,
+        queue: QueueInfo,
+        max_messages: int,
+        visibility_timeout_ms: int | None = None,
+        wait_ms: int | None = None,
+    ) -> list[ReceivedMessage]: ...
+
+    async def send(self, queue: QueueInfo, messages: Sequence[NewMessage]) -> list[SentMessage]: ...
+
+    async def delete_messages(
+        self, queue: QueueInfo, receipt_handles: Sequence[str]
+    ) -> list[CoreError | None]: ...
+
+    @staticmethod
+    def resend(record: Record) -> NewMessage: ...
+
+
 class MoveTaskRunner:
-    def __init__(self, broker: Broker) -> None:
-        self._broker = broker
+    def __init__(self, queues: QueueOperations, store: MoveTaskStore) -> None:
+        self._queues = queues
+        self._store = store
         self._running: dict[str, asyncio.Task[None]] = {}
 
     async def start(
         self, source: QueueInfo, destination: QueueInfo | None, max_per_second: int | None
     ) -> MoveTask:
-        control = self._broker.control
-        if not await control.queues.dead_letter_sources(source.account_id, source.name):
+        if not await self._queues.dead_letter_sources(source):
             raise InvalidParameterValue("Source queue must be configured as a Dead Letter Queue.")
         if destination is not None and destination.name == source.name:
             raise InvalidParameterValue("The destination must not be the source queue.")
         if destination is not None and destination.fifo != source.fifo:
             raise InvalidParameterValue("Source and destination must both be FIFO or standard.")
-        stats = await self._broker.queue_stats(source)
-        task = await control.move_tasks.start(
+        stats = await self._queues.queue_stats(source)
+        task = await self._store.start(
             source.account_id,
             source.name,
             destination.name if destination else None,
@@ -73,7 +106,7 @@ class MoveTaskRunner:
                 await task
 
     async def _run(self, task: MoveTask) -> None:
-        store = self._broker.control.move_tasks
+        store = self._store
         current = task
         try:
             while True:
@@ -85,7 +118,7 @@ class MoveTaskRunner:
                     await store.save(replace(current, status="COMPLETED"))
                     return
                 current = await store.save(replace(current, moved=current.moved + moved))
-        except ControlPlaneError as exc:
+        except (ControlPlaneError, CoreError) as exc:
             log.warning("message move task %s failed: %s", task.task_id, exc)
             await store.save(replace(current, status="FAILED", failure_reason=str(exc)))
         except Exception as exc:
@@ -100,19 +133,19 @@ class MoveTaskRunner:
         budget = min(ROUND_MESSAGES, task.to_move - task.moved, task.max_per_second or 10)
         if budget <= 0:
             return 0
-        broker = self._broker
-        source = await broker.get_queue(task.account_id, task.source_queue)
+        queues = self._queues
+        source = await queues.get_queue(task.account_id, task.source_queue)
         started = time.monotonic()
-        received = await broker.receive(source, budget, ROUND_VISIBILITY_MS, wait_ms=0)
+        received = await queues.receive(source, budget, ROUND_VISIBILITY_MS, wait_ms=0)
         if not received:
             return 0
         by_destination: defaultdict[str, list[ReceivedMessage]] = defaultdict(list)
         for message in received:
             by_destination[self._destination_of(task, message)].append(message)
         for name, messages in by_destination.items():
-            destination = await broker.get_queue(task.account_id, name)
-            await broker.send(destination, [broker.resend(m.record) for m in messages])
-        await broker.delete_messages(source, [m.delivery.receipt_handle for m in received])
+            destination = await queues.get_queue(task.account_id, name)
+            await queues.send(destination, [queues.resend(m.record) for m in messages])
+        await queues.delete_messages(source, [m.delivery.receipt_handle for m in received])
         if task.max_per_second:
             # Hold the rate: this round's messages may not take less than their share.
             await asyncio.sleep(

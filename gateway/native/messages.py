@@ -6,7 +6,7 @@ from typing import Annotated
 
 from msgspec import Meta, Struct
 
-from gateway.rest.shapes.common import (
+from gateway.native.common import (
     MAX_BATCH_ENTRIES,
     EntryResult,
     ErrorDetail,

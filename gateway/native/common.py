@@ -1,4 +1,5 @@
-"""Shapes every part of the REST API shares: errors, queue names, message attributes."""
+"""Shapes the native APIs (REST and WebSocket) share: errors, queue names, message
+attributes, batch entry results."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Annotated
 
 from msgspec import Meta, Struct
 
-# SQS's rule (gateway/sqs/queue_urls.py): 1-80 of these characters, FIFO names end in .fifo.
+# SQS's rule (gateway/core/queue_urls.py): 1-80 of these characters, FIFO names end in .fifo.
 QUEUE_NAME_PATTERN = r"^(?:[A-Za-z0-9_-]{1,80}|[A-Za-z0-9_-]{1,75}\.fifo)$"
 QueueName = Annotated[
     str,

@@ -1,0 +1,12 @@
+"""The gateway's protocol-neutral core: one meaning of every operation for every API.
+
+- broker.py       the operations (the only way into the control plane and storage)
+- messages.py     message drafts, messages to send, sent and received messages
+- validation.py   SQS's rules for a message, applied the same for every protocol
+- errors.py       CoreError, the one error type protocols see, and its kinds
+- queue_urls.py   queue names and URLs; digests.py SQS's MD5s
+- receiver.py, move_tasks.py   the parts of receiving and redriving behind the broker
+
+The protocols (gateway/sqs, rest, ws) import from here and never from control_plane or
+storage_nodes; docs/architecture.md has the import rules, which a test enforces.
+"""

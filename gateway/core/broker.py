@@ -1,0 +1,434 @@
+"""The broker: every operation of the gateway, in one protocol-neutral place.
+
+The SQS, REST and WebSocket APIs (and SNS next) translate their wire formats into calls
+of this object and its results back, so they share one meaning of create, send, receive,
+delete, change visibility, purge and move. It is their only way into the control plane
+and the storage node; every operation raises CoreError and nothing else
+(gateway/core/errors.py). A send is acknowledged only after the log made it durable
+(and its delay is registered); a receive claims references in Redis, then reads the
+bodies from the log (gateway/core/receiver.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+
+from control_plane.clock import Clock
+from control_plane.deliveries import FifoEntry, Registered, SubscriptionStats
+from control_plane.errors import ControlPlaneError, MessageNotInflight, PurgeQueueInProgress
+from control_plane.move_tasks import MoveTask, parse_handle
+from control_plane.plane import ControlPlane
+from control_plane.queue_policy import allows
+from control_plane.queues import QueueInfo
+from control_plane.receipts import Receipt
+from gateway.core import digests, validation
+from gateway.core.errors import (
+    CoreError,
+    ErrorKind,
+    from_lower_layer,
+    queue_does_not_exist,
+    translated,
+)
+from gateway.core.messages import (
+    DEAD_LETTER_SOURCE,
+    MessageDraft,
+    NewMessage,
+    ReceivedMessage,
+    SentMessage,
+)
+from gateway.core.move_tasks import MoveTaskRunner
+from gateway.core.queue_urls import check_queue_name
+from gateway.core.receiver import Receiver, log_ends
+from gateway.core.validation import FieldNames
+from gateway.message_ids import new_message_ids
+from storage_nodes.node import Node, Record, RecordIn
+
+PURGE_INTERVAL_MS = 60_000
+# SQS's own default; a deployment may allow queues up to SQS's maximum (1 MiB).
+DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024
+
+# Per entry of a batch: None for success, or the error of that entry alone.
+EntryResults = list[CoreError | None]
+
+
+class Broker:
+    def __init__(
+        self,
+        control: ControlPlane,
+        storage: Node,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    ) -> None:
+        """`max_message_bytes`: the deployment's cap on any queue's MaximumMessageSize."""
+        self._control = control
+        self._storage = storage
+        self.max_message_bytes = max_message_bytes
+        self._receiver = Receiver(control, storage)
+        self._move_tasks = MoveTaskRunner(self, control.move_tasks)
+
+    @property
+    def clock(self) -> Clock:
+        """The time of messages: visibility timeouts, delays, retention."""
+        return self._control.clock
+
+    async def close(self) -> None:
+        """Stops the background work this broker runs (message move tasks)."""
+        await self._move_tasks.close()
+
+    @translated
+    async def ping(self) -> None:
+        """Returns once the control plane answers (readiness)."""
+        await self._control.ping()
+
+    # -- queues -------------------------------------------------------------------------
+
+    @translated
+    async def create_queue(
+        self,
+        account_id: str,
+        name: str,
+        attributes: Mapping[str, str],
+        tags: Mapping[str, str] | None = None,
+    ) -> QueueInfo:
+        check_queue_name(name)
+        self._check_attributes(attributes)
+        return await self._control.queues.create(account_id, name, attributes, tags)
+
+    @translated
+    async def get_queue(self, account_id: str, name: str) -> QueueInfo:
+        return await self._control.queues.get(account_id, name)
+
+    @translated
+    async def permitted_queue(
+        self, caller_account_id: str, owner_account_id: str, name: str, action: str
+    ) -> QueueInfo:
+        """The queue, if the caller owns it or its policy grants the caller `action`.
+
+        Otherwise it does not exist as far as the caller can tell: one account cannot
+        learn what another has.
+        """
+        queue = await self._control.queues.get(owner_account_id, name)
+        if owner_account_id != caller_account_id and not allows(
+            queue.settings.policy, caller_account_id, action
+        ):
+            raise queue_does_not_exist()
+        return queue
+
+    @translated
+    async def list_queues(self, account_id: str, prefix: str = "") -> list[str]:
+        return await self._control.queues.list_names(account_id, prefix)
+
+    @translated
+    async def delete_queue(self, queue: QueueInfo) -> None:
+        """Removes the queue, then its delivery state and its log."""
+        deleted = await self._control.queues.delete(queue.account_id, queue.name)
+        await self._control.forget_stream(deleted.stream_id, deleted.partitions)
+        await self._storage.drop_stream(deleted.stream_id)
+
+    @translated
+    async def purge_queue(self, queue: QueueInfo) -> None:
+        """Deletes every message sent so far; at most once a minute, as in SQS."""
+        purged = await self._control.deliveries.purge(
+            queue.stream_id, await log_ends(self._storage, queue), PURGE_INTERVAL_MS
+        )
+        if not purged:
+            raise PurgeQueueInProgress(
+                f"Only one PurgeQueue operation on {queue.name} is allowed every 60 seconds."
+            )
+
+    @translated
+    async def queue_stats(self, queue: QueueInfo) -> SubscriptionStats:
+        return await self._control.deliveries.stats(
+            queue.stream_id, await log_ends(self._storage, queue), fifo=queue.fifo
+        )
+
+    @translated
+    async def set_queue_attributes(
+        self, queue: QueueInfo, attributes: Mapping[str, str]
+    ) -> QueueInfo:
+        """Changes the given attributes (an empty policy removes it); the rest stay."""
+        self._check_attributes(attributes)
+        return await self._control.queues.set_attributes(queue.account_id, queue.name, attributes)
+
+    @translated
+    async def queue_tags(self, queue: QueueInfo) -> dict[str, str]:
+        return await self._control.queues.tags(queue.account_id, queue.name)
+
+    @translated
+    async def tag_queue(self, queue: QueueInfo, tags: Mapping[str, str]) -> None:
+        await self._control.queues.tag(queue.account_id, queue.name, tags)
+
+    @translated
+    async def untag_queue(self, queue: QueueInfo, tag_keys: Sequence[str]) -> None:
+        await self._control.queues.untag(queue.account_id, queue.name, tag_keys)
+
+    @translated
+    async def dead_letter_sources(self, queue: QueueInfo) -> list[str]:
+        """Names of the queues whose RedrivePolicy targets this one, sorted."""
+        return await self._control.queues.dead_letter_sources(queue.account_id, queue.name)
+
+    @translated
+    async def add_permission(
+        self,
+        queue: QueueInfo,
+        label: str,
+        account_ids: Sequence[str],
+        actions: Sequence[str],
+    ) -> None:
+        await self._control.queues.add_permission(
+            queue.account_id, queue.name, label, account_ids, actions
+        )
+
+    @translated
+    async def remove_permission(self, queue: QueueInfo, label: str) -> None:
+        await self._control.queues.remove_permission(queue.account_id, queue.name, label)
+
+    def message_limit(self, queue: QueueInfo) -> int:
+        """The most bytes a message of `queue` may have (body and attributes)."""
+        return min(queue.settings.max_message_bytes, self.max_message_bytes)
+
+    def _check_attributes(self, attributes: Mapping[str, str]) -> None:
+        """Refuses a MaximumMessageSize beyond what this deployment allows."""
+        size = attributes.get("MaximumMessageSize", "").strip()
+        if size.isdigit() and int(size) > self.max_message_bytes:
+            raise CoreError(
+                "InvalidAttributeValue",
+                "Invalid value for the parameter MaximumMessageSize. Reason: this TideMQ "
+                f"allows at most {self.max_message_bytes} (TIDEMQ_MAX_MESSAGE_BYTES).",
+            )
+
+    # -- messages -----------------------------------------------------------------------
+
+    @translated
+    async def send_message(
+        self, queue: QueueInfo, draft: MessageDraft, names: FieldNames
+    ) -> SentMessage:
+        """Checks the message, then sends it; MessageTooLong (TOO_LARGE) past the limit."""
+        message = validation.check_message(queue, draft, names)
+        limit_bytes = self.message_limit(queue)
+        if validation.message_size(message) > limit_bytes:
+            raise CoreError(
+                "MessageTooLong",
+                f"The message (body and attributes) must be shorter than {limit_bytes} bytes.",
+                ErrorKind.TOO_LARGE,
+                limit_bytes=limit_bytes,
+            )
+        [sent] = await self.send(queue, [message])
+        return sent
+
+    @translated
+    async def send_batch(
+        self, queue: QueueInfo, drafts: Sequence[MessageDraft], names: FieldNames
+    ) -> list[SentMessage | CoreError]:
+        """Checks every message and sends the valid ones in one append; per entry, in
+        order, what was sent or why that entry was refused. The whole batch is refused
+        (BatchRequestTooLong) when its valid messages add up to more than the limit."""
+        results: list[SentMessage | CoreError | None] = [None] * len(drafts)
+        valid: list[tuple[int, NewMessage]] = []
+        for index, draft in enumerate(drafts):
+            try:
+                valid.append((index, validation.check_message(queue, draft, names)))
+            except CoreError as exc:
+                results[index] = exc
+            except ControlPlaneError as exc:
+                results[index] = from_lower_layer(exc)
+        total = sum(validation.message_size(message) for _, message in valid)
+        limit_bytes = self.message_limit(queue)
+        if total > limit_bytes:
+            raise CoreError(
+                "BatchRequestTooLong",
+                f"Batch requests cannot be longer than {limit_bytes} bytes. "
+                f"You have sent {total} bytes.",
+                ErrorKind.TOO_LARGE,
+                limit_bytes=limit_bytes,
+            )
+        sent = await self.send(queue, [message for _, message in valid]) if valid else []
+        for (index, _), one in zip(valid, sent, strict=True):
+            results[index] = one
+        return [r for r in results if r is not None]
+
+    @translated
+    async def send(self, queue: QueueInfo, messages: Sequence[NewMessage]) -> list[SentMessage]:
+        """Appends checked messages to the queue's log in one batch and registers their
+        delays (FIFO: their groups); returns once they are durable."""
+        control = self._control
+        now_ms = control.clock.now_ms()
+        message_ids = new_message_ids(len(messages))
+        queue_delay_ms = queue.settings.delay_ms
+        records = [
+            RecordIn(
+                message_id=message_ids[i],
+                timestamp_ms=now_ms,
+                body=message.body,
+                group_id=message.group_id,
+                dedup_id=message.dedup_id,
+                attributes=message.attributes,
+                system_attributes=message.system_attributes,
+                delay_ms=queue_delay_ms if message.delay_ms is None else message.delay_ms,
+            )
+            for i, message in enumerate(messages)
+        ]
+        base = await self._storage.append(queue.stream_id, 0, records)
+        if queue.fifo:
+            registered = await self._register_fifo(queue, messages, records, base)
+            ids_and_offsets = [(r.message_id, r.offset) for r in registered]
+        else:
+            if queue_delay_ms or any(m.delay_ms for m in messages):
+                delayed: defaultdict[int, list[int]] = defaultdict(list)
+                for i, record in enumerate(records):
+                    if record.delay_ms > 0:
+                        delayed[now_ms + record.delay_ms].append(base + i)
+                for due_ms, offsets in delayed.items():
+                    await control.deliveries.delay(queue.stream_id, 0, offsets, due_ms)
+            ids_and_offsets = [(message_id, base + i) for i, message_id in enumerate(message_ids)]
+        control.wakeups.notify(queue.stream_id)
+        return [
+            _sent(message, message_id, f"{offset:020d}" if queue.fifo else None)
+            for message, (message_id, offset) in zip(messages, ids_and_offsets, strict=True)
+        ]
+
+    async def _register_fifo(
+        self,
+        queue: QueueInfo,
+        messages: Sequence[NewMessage],
+        records: Sequence[RecordIn],
+        base: int,
+    ) -> list[Registered]:
+        settings = queue.settings
+        entries = []
+        for i, (message, record) in enumerate(zip(messages, records, strict=True)):
+            assert record.group_id is not None, "FIFO sends are checked to have a group"
+            dedup = record.dedup_id
+            if dedup is None and settings.content_based_deduplication:
+                dedup = hashlib.sha256(record.body).hexdigest()
+            if not message.deduplicate:
+                dedup = None
+            if dedup is not None and settings.dedup_per_group:
+                dedup = f"{record.group_id}\0{dedup}"
+            entries.append(FifoEntry(base + i, record.group_id, dedup, record.message_id))
+        return await self._control.deliveries.register_fifo(
+            queue.stream_id, entries, settings.delay_ms
+        )
+
+    @translated
+    async def receive(
+        self,
+        queue: QueueInfo,
+        max_messages: int,
+        visibility_timeout_ms: int | None = None,
+        wait_ms: int | None = None,
+    ) -> list[ReceivedMessage]:
+        """Up to `max_messages`, waiting up to `wait_ms` for the first; None takes the
+        queue's VisibilityTimeout and ReceiveMessageWaitTimeSeconds."""
+        settings = queue.settings
+        return await self._receiver.receive(
+            queue,
+            max_messages,
+            settings.visibility_timeout_ms
+            if visibility_timeout_ms is None
+            else visibility_timeout_ms,
+            settings.receive_wait_ms if wait_ms is None else wait_ms,
+        )
+
+    @staticmethod
+    def resend(record: Record) -> NewMessage:
+        """A dead-lettered message as it is sent back: as first sent, undelayed."""
+        system = {k: v for k, v in record.system_attributes.items() if k != DEAD_LETTER_SOURCE}
+        return NewMessage(
+            body=record.body,
+            attributes=record.attributes,
+            system_attributes=system,
+            delay_ms=0,
+            group_id=record.group_id,
+            dedup_id=record.dedup_id,
+            deduplicate=False,
+        )
+
+    @translated
+    async def delete_messages(
+        self, queue: QueueInfo, receipt_handles: Sequence[str]
+    ) -> EntryResults:
+        """Deletes the deliveries the receipts name, in one script call. A stale receipt
+        (the message was received again since) succeeds and deletes nothing, as in SQS."""
+        results, receipts = self._verify(queue, receipt_handles)
+        deleted = await self._control.deliveries.delete([r for _, r in receipts])
+        if queue.fifo and any(deleted):
+            # The next messages of the groups may be waiting for these.
+            self._control.wakeups.notify(queue.stream_id)
+        return results
+
+    @translated
+    async def change_visibility(
+        self, queue: QueueInfo, changes: Sequence[tuple[str, int]]
+    ) -> EntryResults:
+        """Per (receipt handle, visibility timeout ms). MessageNotInflight where the
+        receipt does not name the message's current in-flight delivery."""
+        results, receipts = self._verify(queue, [handle for handle, _ in changes])
+        changed = await self._control.deliveries.change_visibility(
+            [(receipt, changes[i][1]) for i, receipt in receipts]
+        )
+        for (i, _), ok in zip(receipts, changed, strict=True):
+            if not ok:
+                results[i] = from_lower_layer(
+                    MessageNotInflight(
+                        "Message does not exist or is not available for visibility timeout change."
+                    )
+                )
+        if any(changes[i][1] == 0 for i, _ in receipts):
+            self._control.wakeups.notify(queue.stream_id)
+        return results
+
+    def _verify(
+        self, queue: QueueInfo, handles: Sequence[str]
+    ) -> tuple[EntryResults, list[tuple[int, Receipt]]]:
+        results: EntryResults = [None] * len(handles)
+        receipts = []
+        for i, handle in enumerate(handles):
+            try:
+                receipts.append((i, self._control.deliveries.verify(queue.stream_id, handle)))
+            except ControlPlaneError as exc:
+                results[i] = from_lower_layer(exc)
+        return results, receipts
+
+    # -- message move tasks -------------------------------------------------------------
+
+    @translated
+    async def start_move_task(
+        self, source: QueueInfo, destination: QueueInfo | None, max_per_second: int | None
+    ) -> MoveTask:
+        return await self._move_tasks.start(source, destination, max_per_second)
+
+    @translated
+    async def list_move_tasks(self, source: QueueInfo, limit: int) -> list[MoveTask]:
+        """The queue's most recent tasks, newest first."""
+        return await self._control.move_tasks.list(source.account_id, source.name, limit)
+
+    @translated
+    async def cancel_move_task(self, caller_account_id: str, handle: str) -> MoveTask:
+        """Asks the task the handle names to stop; ResourceNotFoundException unless it is
+        a task of the caller's account."""
+        account_id, _source, task_id = parse_handle(handle)
+        if account_id != caller_account_id:
+            raise CoreError(
+                "ResourceNotFoundException",
+                "The task handle does not name a message move task.",
+                ErrorKind.NOT_FOUND,
+            )
+        return await self._control.move_tasks.cancel(account_id, task_id)
+
+
+def _sent(message: NewMessage, message_id: str, sequence_number: str | None) -> SentMessage:
+    return SentMessage(
+        message_id=message_id,
+        md5_of_body=digests.md5_hex(message.body),
+        md5_of_attributes=(
+            digests.md5_of_attributes(message.attributes) if message.attributes else None
+        ),
+        md5_of_system_attributes=(
+            digests.md5_of_attributes(message.system_attributes)
+            if message.system_attributes
+            else None
+        ),
+        sequence_number=sequence_number,
+    )

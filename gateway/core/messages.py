@@ -1,0 +1,90 @@
+"""The core's message values: a message to send as a protocol hands it over (a draft),
+as the core sends it, and as a receiver gets it.
+
+Drafts carry what a client wrote, already typed by the protocol's wire format but not
+yet checked (gateway/core/validation.py checks them, the same way for every protocol).
+Records, attributes and deliveries are the storage node's and the control plane's own
+values, named here so that protocols take them from the core.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from control_plane.deliveries import Delivery
+from storage_nodes.node import MessageAttribute, Record
+
+__all__ = [
+    "AttributeDraft",
+    "Delivery",
+    "MessageAttribute",
+    "MessageDraft",
+    "NewMessage",
+    "ReceivedMessage",
+    "Record",
+    "SentMessage",
+]
+
+DEAD_LETTER_SOURCE = "DeadLetterQueueSourceArn"
+
+
+@dataclass(slots=True)
+class AttributeDraft:
+    """A message attribute as given: `binary_value` is base64 text."""
+
+    data_type: str
+    string_value: str | None = None
+    binary_value: str | None = None
+
+
+# Not frozen: one is made per message sent, and a frozen dataclass's __init__ (one
+# object.__setattr__ per field) costs 2.5 times as much. Nothing changes one once made.
+@dataclass(slots=True)
+class MessageDraft:
+    body: str
+    attributes: Mapping[str, AttributeDraft] | None = None
+    system_attributes: Mapping[str, AttributeDraft] | None = None
+    delay_seconds: int | None = None  # None: the queue's DelaySeconds
+    delay_level: int | None = None  # 1-18, instead of delay_seconds (REST and WebSocket)
+    group_id: str | None = None
+    dedup_id: str | None = None
+
+
+@dataclass(slots=True)
+class NewMessage:
+    """A message checked and ready to append."""
+
+    body: bytes
+    attributes: Mapping[str, MessageAttribute] = field(default_factory=dict, hash=False)
+    system_attributes: Mapping[str, MessageAttribute] = field(default_factory=dict, hash=False)
+    delay_ms: int | None = None  # None: the queue's DelaySeconds
+    group_id: str | None = None  # FIFO queues: required
+    dedup_id: str | None = None  # FIFO queues: or the body's SHA-256 (content-based)
+    # False for a message moved back from a dead-letter queue: it must not be taken for
+    # a duplicate of its own first send.
+    deduplicate: bool = True
+
+
+@dataclass(slots=True)
+class SentMessage:
+    """A sent message as the sender learns it: for a FIFO duplicate, the first send's id
+    and sequence number. Digests are SQS's, which SDKs check on every API."""
+
+    message_id: str
+    md5_of_body: str
+    md5_of_attributes: str | None
+    md5_of_system_attributes: str | None
+    sequence_number: str | None  # FIFO queues: the log offset, 20 digits
+
+
+# Not frozen: one per message received (see control_plane.deliveries.Delivery).
+@dataclass(slots=True)
+class ReceivedMessage:
+    record: Record
+    delivery: Delivery
+    fifo: bool
+
+    @property
+    def sequence_number(self) -> str | None:
+        return f"{self.record.offset:020d}" if self.fifo else None

@@ -1,0 +1,252 @@
+"""Checking a message before anything is done with it, the same way for every protocol.
+
+A protocol types what its client wrote into a MessageDraft (gateway/core/messages.py);
+`check_message` applies SQS's rules to it (body characters, FIFO ids, what the queue's
+type allows, message attributes) and returns the NewMessage to send, or raises a
+CoreError naming the offending field in the protocol's own words (`FieldNames`).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+from control_plane.delay_levels import delay_ms_for_level
+from control_plane.queues import QueueInfo
+from gateway.core.errors import CoreError, invalid_parameter, missing_parameter
+from gateway.core.messages import AttributeDraft, MessageAttribute, MessageDraft, NewMessage
+
+
+@dataclass(frozen=True, slots=True)
+class FieldNames:
+    """What a protocol calls a message's fields, for the error messages that name them."""
+
+    body: str
+    group_id: str
+    dedup_id: str
+    delay_seconds: str
+    delay_level: str
+
+
+MAX_ATTRIBUTES = 10
+SYSTEM_ATTRIBUTE_NAMES = frozenset({"AWSTraceHeader"})
+_NO_ATTRIBUTES: Mapping[str, MessageAttribute] = {}
+
+
+def check_message(queue: QueueInfo, draft: MessageDraft, names: FieldNames) -> NewMessage:
+    """The message to send, checked in SQS's order: body, ids, queue type, attributes."""
+    body = body_bytes(draft.body)
+    group_id, dedup_id = draft.group_id, draft.dedup_id
+    if group_id is not None:
+        check_fifo_id(names.group_id, group_id)
+    if dedup_id is not None:
+        check_fifo_id(names.dedup_id, dedup_id)
+    _check_queue_type(queue, draft, names)
+    delay_s = draft.delay_seconds
+    delay_ms = None if delay_s is None else delay_s * 1000
+    message = NewMessage(
+        body=body,
+        attributes=_attributes(draft.attributes),
+        system_attributes=_system_attributes(draft.system_attributes),
+        delay_ms=delay_ms,
+        group_id=group_id,
+        dedup_id=dedup_id,
+    )
+    if draft.delay_level is not None:
+        if delay_s is not None:
+            raise invalid_parameter(f"Give {names.delay_seconds} or {names.delay_level}, not both.")
+        if queue.fifo:
+            raise invalid_parameter(
+                f"FIFO queues take no per-message delay: {names.delay_level} is not valid for them."
+            )
+        message.delay_ms = delay_ms_for_level(draft.delay_level)
+    return message
+
+
+def _check_queue_type(queue: QueueInfo, draft: MessageDraft, names: FieldNames) -> None:
+    """FIFO queues need a group (and a deduplication id or content-based deduplication)
+    and take no per-message delay; standard queues take no deduplication id."""
+    if queue.fifo:
+        if draft.delay_seconds is not None:
+            raise _not_for_this_queue_type(names.delay_seconds, draft.delay_seconds)
+        if draft.group_id is None:
+            raise missing_parameter(names.group_id)
+        if draft.dedup_id is None and not queue.settings.content_based_deduplication:
+            raise invalid_parameter(
+                "The queue should either have ContentBasedDeduplication enabled or "
+                f"{names.dedup_id} provided explicitly"
+            )
+    elif draft.dedup_id is not None:
+        raise _not_for_this_queue_type(names.dedup_id, draft.dedup_id)
+
+
+def message_size(message: NewMessage) -> int:
+    """What counts against MaximumMessageSize: the body and the user attributes."""
+    if not message.attributes:
+        return len(message.body)
+    return len(message.body) + attributes_size(message.attributes)
+
+
+def attributes_size(attributes: Mapping[str, MessageAttribute]) -> int:
+    """What attributes count towards MaximumMessageSize: names, types and values."""
+    total = 0
+    for name, attribute in attributes.items():
+        total += len(name.encode()) + len(attribute.data_type.encode())
+        if attribute.binary_value is not None:
+            total += len(attribute.binary_value)
+        else:
+            total += len((attribute.string_value or "").encode())
+    return total
+
+
+# Characters SQS allows in a message body (the XML 1.0 character range).
+_INVALID_BODY_CHARS = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def body_bytes(body: str) -> bytes:
+    """A message body, checked for the characters SQS refuses, as UTF-8."""
+    # Printable text (most bodies) has none of them; `isprintable` is a C loop, several
+    # times faster than the search, which looks only at the rest.
+    bad = None if body.isprintable() else _INVALID_BODY_CHARS.search(body)
+    if bad:
+        raise CoreError(
+            "InvalidMessageContents",
+            f"Invalid characters found. Character #x{ord(bad.group()):X} is not allowed.",
+        )
+    return body.encode()
+
+
+# Group and deduplication ids: 1-128 alphanumeric or punctuation characters.
+_FIFO_ID = re.compile(r"^[A-Za-z0-9!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~]{1,128}\Z")
+
+
+def check_fifo_id(name: str, value: object) -> str:
+    """A message group or deduplication id (field `name`), checked."""
+    if not isinstance(value, str) or not _FIFO_ID.match(value):
+        raise invalid_parameter(
+            f"Value {value} for parameter {name} is invalid. Reason: it must be 1 to 128 "
+            "alphanumeric or punctuation characters."
+        )
+    return value
+
+
+def _not_for_this_queue_type(name: str, value: object) -> CoreError:
+    return invalid_parameter(
+        f"Value {value} for parameter {name} is invalid. Reason: The request include "
+        "parameter that is not valid for this queue type."
+    )
+
+
+# -- message attributes -----------------------------------------------------------------
+
+_NAME = re.compile(r"^[A-Za-z0-9_\-.]{1,256}\Z")
+_DATA_TYPE = re.compile(r"^(String|Number|Binary)(\.[A-Za-z0-9_\-.]{1,250})?\Z")
+_RESERVED_PREFIXES = ("aws.", "amazon.")
+
+
+def _attributes(given: Mapping[str, AttributeDraft] | None) -> Mapping[str, MessageAttribute]:
+    if not given:
+        return _NO_ATTRIBUTES
+    if len(given) > MAX_ATTRIBUTES:
+        raise invalid_parameter(
+            f"Number of message attributes [{len(given)}] exceeds the allowed maximum "
+            f"[{MAX_ATTRIBUTES}]."
+        )
+    checked = {}
+    for name, draft in given.items():
+        _check_name(name)
+        checked[name] = _attribute(name, draft)
+    return checked
+
+
+def _system_attributes(
+    given: Mapping[str, AttributeDraft] | None,
+) -> Mapping[str, MessageAttribute]:
+    """MessageSystemAttributes of a send: only AWSTraceHeader, a String."""
+    if not given:
+        return _NO_ATTRIBUTES
+    checked = {}
+    for name, draft in given.items():
+        if name not in SYSTEM_ATTRIBUTE_NAMES:
+            raise invalid_parameter(f"Message system attribute name '{name}' is invalid.")
+        attribute = _attribute(name, draft)
+        if attribute.data_type != "String":
+            raise invalid_parameter(f"Message system attribute '{name}' must be a String.")
+        checked[name] = attribute
+    return checked
+
+
+def _check_name(name: str) -> None:
+    lowered = name.lower()
+    if (
+        not _NAME.match(name)
+        or lowered.startswith(_RESERVED_PREFIXES)
+        or name.startswith(".")
+        or name.endswith(".")
+        or ".." in name
+    ):
+        raise invalid_parameter(
+            f"The message attribute name '{name}' is invalid. Names can contain "
+            "alphanumeric characters, hyphens, underscores and periods, must not start "
+            "with 'AWS.' or 'Amazon.', and must not start, end or have consecutive periods."
+        )
+
+
+def _attribute(name: str, draft: AttributeDraft) -> MessageAttribute:
+    data_type = draft.data_type
+    if not data_type:
+        raise invalid_parameter(
+            f"The message attribute '{name}' must contain non-empty message attribute type."
+        )
+    if not _DATA_TYPE.match(data_type):
+        raise invalid_parameter(
+            f"The type of message attribute '{name}' is invalid. You must use only the "
+            "following supported type prefixes: Binary, Number, String."
+        )
+    if data_type.startswith("Binary"):
+        return MessageAttribute(data_type, binary_value=_binary(name, draft))
+    text = draft.string_value
+    if not text:
+        raise _missing_value(name, data_type)
+    if data_type.startswith("Number"):
+        _check_number(name, text)
+    return MessageAttribute(data_type, string_value=text)
+
+
+def _binary(name: str, draft: AttributeDraft) -> bytes:
+    if not draft.binary_value:
+        raise _missing_value(name, draft.data_type)
+    try:
+        decoded = base64.b64decode(draft.binary_value, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise invalid_parameter(
+            f"The message attribute '{name}' has an invalid base64 binary value."
+        ) from exc
+    if not decoded:
+        raise _missing_value(name, draft.data_type)
+    return decoded
+
+
+def _check_number(name: str, text: str) -> None:
+    try:
+        number = Decimal(text)
+    except InvalidOperation:
+        number = Decimal("NaN")
+    # SQS numbers: up to 38 significant digits, between -10^128 and 10^126.
+    if (
+        not number.is_finite()
+        or len(number.as_tuple().digits) > 38
+        or abs(number) > Decimal("1e126")
+    ):
+        raise invalid_parameter(f"Could not cast message attribute '{name}' value to number.")
+
+
+def _missing_value(name: str, data_type: str) -> CoreError:
+    return invalid_parameter(
+        f"The message attribute '{name}' must contain non-empty message attribute value "
+        f"for message attribute type '{data_type}'."
+    )

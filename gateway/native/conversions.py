@@ -1,0 +1,148 @@
+"""Between the native APIs' shapes and the core's values.
+
+A message to send becomes a MessageDraft that the core checks by SQS's rules (so every API
+takes exactly the same messages), with errors naming the native field names. Digests are
+SQS's, so a message sent on one API and received on another has the MD5s an SDK checks.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping, Sequence
+
+from gateway.core.digests import md5_hex
+from gateway.core.errors import CoreError
+from gateway.core.messages import AttributeDraft, MessageDraft
+from gateway.core.messages import ReceivedMessage as Received
+from gateway.core.messages import SentMessage as Sent
+from gateway.core.validation import FieldNames
+from gateway.native.common import (
+    MAX_BATCH_ENTRIES,
+    EntryResult,
+    ErrorDetail,
+    MessageAttributeValue,
+)
+from gateway.native.messages import (
+    EntryResults,
+    ReceivedMessage,
+    SendMessage,
+    SendResult,
+    SentMessage,
+)
+
+FIELD_NAMES = FieldNames(
+    body="body",
+    group_id="group_id",
+    dedup_id="dedup_id",
+    delay_seconds="delay_seconds",
+    delay_level="delay_level",
+)
+
+
+def check_batch_size(entries: int) -> None:
+    """A batch of the native APIs: 1 to MAX_BATCH_ENTRIES entries."""
+    if entries == 0:
+        raise CoreError("EmptyBatchRequest", "There should be at least one entry in the request.")
+    if entries > MAX_BATCH_ENTRIES:
+        raise CoreError(
+            "TooManyEntriesInBatchRequest",
+            f"Maximum number of entries per request are {MAX_BATCH_ENTRIES}. "
+            f"You have sent {entries}.",
+        )
+
+
+def draft(request: SendMessage) -> MessageDraft:
+    """The message to send, typed by msgspec (types, lengths, ranges), for the core."""
+    return MessageDraft(
+        body=request.body,
+        attributes=_attribute_drafts(request.attributes),
+        system_attributes=_attribute_drafts(request.system_attributes),
+        delay_seconds=request.delay_seconds,
+        delay_level=request.delay_level,
+        group_id=request.group_id,
+        dedup_id=request.dedup_id,
+    )
+
+
+def _attribute_drafts(
+    given: Mapping[str, MessageAttributeValue] | None,
+) -> dict[str, AttributeDraft] | None:
+    if not given:
+        return None
+    return {
+        name: AttributeDraft(value.data_type, value.string_value, value.binary_value)
+        for name, value in given.items()
+    }
+
+
+def sent_message(sent: Sent) -> SentMessage:
+    """What a sender learns of a message sent: SQS's fields, under native names."""
+    return SentMessage(
+        message_id=sent.message_id,
+        md5_of_body=sent.md5_of_body,
+        md5_of_attributes=sent.md5_of_attributes,
+        sequence_number=sent.sequence_number,
+    )
+
+
+def send_results(results: Sequence[Sent | CoreError]) -> list[SendResult]:
+    """A batch send's entries, in request order."""
+    return [
+        SendResult(index, error=error_detail(result))
+        if isinstance(result, CoreError)
+        else SendResult(
+            index,
+            message_id=result.message_id,
+            md5_of_body=result.md5_of_body,
+            md5_of_attributes=result.md5_of_attributes,
+            sequence_number=result.sequence_number,
+        )
+        for index, result in enumerate(results)
+    ]
+
+
+def entry_results(errors: Sequence[CoreError | None]) -> EntryResults:
+    return EntryResults(
+        [
+            EntryResult(i, None if error is None else error_detail(error))
+            for i, error in enumerate(errors)
+        ]
+    )
+
+
+def error_detail(exc: CoreError) -> ErrorDetail:
+    return ErrorDetail(exc.code, exc.message)
+
+
+def received_message(received: Received) -> ReceivedMessage:
+    record, delivery = received.record, received.delivery
+    attributes = {}
+    for name, attribute in record.attributes.items():
+        if attribute.binary_value is not None:
+            value = MessageAttributeValue(
+                data_type=attribute.data_type,
+                binary_value=base64.b64encode(attribute.binary_value).decode(),
+            )
+        else:
+            value = MessageAttributeValue(
+                data_type=attribute.data_type, string_value=attribute.string_value or ""
+            )
+        attributes[name] = value
+    return ReceivedMessage(
+        message_id=record.message_id,
+        receipt_handle=delivery.receipt_handle,
+        body=record.body.decode(),
+        md5_of_body=md5_hex(record.body),
+        attributes=attributes,
+        system_attributes={
+            name: value.string_value
+            for name, value in record.system_attributes.items()
+            if value.string_value is not None
+        },
+        receive_count=delivery.receive_count,
+        sent_timestamp=record.timestamp_ms,
+        first_receive_timestamp=delivery.first_receive_ms,
+        group_id=record.group_id,
+        dedup_id=record.dedup_id,
+        sequence_number=received.sequence_number,
+    )
