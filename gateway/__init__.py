@@ -1,1 +1,1 @@
-"""The gateway: SQS JSON 1.0 API, native REST API, WebSocket API, health and metrics."""
+"""The gateway: the SQS, REST and WebSocket APIs over one core, and health checks."""
