@@ -1,1 +1,1 @@
-"""Storage nodes: partition logs on local disk, tiered to object storage."""
+"""Storage nodes: partition logs on local disk (tiering to object storage is to come)."""

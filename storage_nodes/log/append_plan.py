@@ -3,15 +3,40 @@
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING
+from typing import Generic, Protocol, TypeVar
 
 from storage_nodes.log.log_config import LogConfig
+from storage_nodes.log.offset_index import OffsetIndex
 from storage_nodes.log.record_batch import EncodedBatch
+from storage_nodes.log.time_index import TimeIndex
 
-if TYPE_CHECKING:
-    from storage_nodes.log.segment import LogSegment
+__all__ = ["AppendPlan", "Finish", "PlannedSegment"]
 
-__all__ = ["AppendPlan", "Finish"]
+
+class PlannedSegment(Protocol):
+    """What a plan reads of its segment (storage_nodes.log.segment.LogSegment), which in
+    turn runs and applies plans: a protocol here keeps the two modules out of a cycle."""
+
+    offset_index: OffsetIndex
+    time_index: TimeIndex
+
+    @property
+    def size(self) -> int: ...
+
+    @property
+    def next_offset(self) -> int: ...
+
+    @property
+    def first_timestamp_ms(self) -> int | None: ...
+
+    @property
+    def max_timestamp_ms(self) -> int | None: ...
+
+    @property
+    def rolling_base_ms(self) -> int | None: ...
+
+    @property
+    def bytes_since_index(self) -> int: ...
 
 
 class Finish(enum.IntEnum):
@@ -23,7 +48,10 @@ class Finish(enum.IntEnum):
     SEAL = 3  # and first add the final time-index entry: the segment becomes read-only
 
 
-class AppendPlan:
+S = TypeVar("S", bound=PlannedSegment)
+
+
+class AppendPlan(Generic[S]):
     """Batches to write at the end of one segment, and the segment's state once written.
 
     Built on the event-loop thread, executed by the partition's I/O thread
@@ -32,9 +60,9 @@ class AppendPlan:
     ends (:meth:`following`), and they are written and committed in that order.
     """
 
-    def __init__(self, segment: LogSegment, previous: AppendPlan | None = None) -> None:
+    def __init__(self, segment: S, previous: AppendPlan[S] | None = None) -> None:
         self.segment = segment
-        state: AppendPlan | LogSegment = previous if previous is not None else segment
+        state: AppendPlan[S] | PlannedSegment = previous if previous is not None else segment
         self.position: int = state.size
         self.size: int = state.size
         self.next_offset: int = state.next_offset
@@ -47,7 +75,7 @@ class AppendPlan:
         self.time_entries = bytearray()
         self.finish = Finish.WRITE
 
-    def following(self) -> AppendPlan:
+    def following(self) -> AppendPlan[S]:
         """A plan for the same segment starting where this one ends."""
         return AppendPlan(self.segment, self)
 

@@ -47,7 +47,7 @@ class LogStats(NamedTuple):
     bytes_written: int
 
 
-Step = AppendPlan | LogSegment  # a plan to execute, or a new segment to create
+Step = AppendPlan[LogSegment] | LogSegment  # a plan to execute, or a new segment to create
 
 
 class _Job:
@@ -247,7 +247,7 @@ class LogWriter:
         self._appends_placed += placed
         return _Job(steps, futures, offsets, plan.next_offset - offsets[0], None)
 
-    def _roll(self, plan: AppendPlan, steps: list[Step]) -> AppendPlan:
+    def _roll(self, plan: AppendPlan[LogSegment], steps: list[Step]) -> AppendPlan[LogSegment]:
         """Seal ``plan``'s segment after its writes; return a plan for the next segment."""
         plan.finalize(Finish.SEAL)
         segment = LogSegment(

@@ -192,7 +192,7 @@ class LogSegment:
                 return None
         return int(max_ts)
 
-    def write(self, plan: AppendPlan) -> None:
+    def write(self, plan: AppendPlan[LogSegment]) -> None:
         """Execute ``plan`` (the I/O thread): write, then sync/close/seal as it says.
 
         Index entries queue up here and reach their files only after the log was synced,
@@ -224,7 +224,7 @@ class LogSegment:
         if plan.finish >= Finish.CLOSE:
             self.close_files()
 
-    def commit(self, plan: AppendPlan) -> None:
+    def commit(self, plan: AppendPlan[LogSegment]) -> None:
         """Apply a written ``plan`` to the committed state (event-loop thread)."""
         self.offset_index.append_packed(plan.offset_entries)
         self.time_index.append_packed(plan.time_entries)

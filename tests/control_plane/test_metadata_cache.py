@@ -38,9 +38,9 @@ async def _behind_its_back(redis: Redis, queue: str, attributes: dict[str, str])
 
 async def test_lookups_are_served_from_the_cache(plane: ControlPlane, redis: Redis) -> None:
     await plane.queues.create(ACCOUNT, "orders", {"VisibilityTimeout": "30"})
-    assert (await plane.queues.get(ACCOUNT, "orders")).visibility_timeout_ms == 30_000
+    assert (await plane.queues.get(ACCOUNT, "orders")).settings.visibility_timeout_ms == 30_000
     await _behind_its_back(redis, "orders", {"VisibilityTimeout": "5"})
-    assert (await plane.queues.get(ACCOUNT, "orders")).visibility_timeout_ms == 30_000
+    assert (await plane.queues.get(ACCOUNT, "orders")).settings.visibility_timeout_ms == 30_000
 
 
 async def test_an_unstarted_cache_reads_through(redis: Redis, clock: ManualClock) -> None:
@@ -48,7 +48,7 @@ async def test_an_unstarted_cache_reads_through(redis: Redis, clock: ManualClock
     await store.create(ACCOUNT, "orders", {"VisibilityTimeout": "30"})
     await store.get(ACCOUNT, "orders")
     await _behind_its_back(redis, "orders", {"VisibilityTimeout": "5"})
-    assert (await store.get(ACCOUNT, "orders")).visibility_timeout_ms == 5_000
+    assert (await store.get(ACCOUNT, "orders")).settings.visibility_timeout_ms == 5_000
 
 
 async def test_a_change_by_another_process_invalidates(
@@ -59,14 +59,14 @@ async def test_a_change_by_another_process_invalidates(
     other = QueueStore(redis, clock)  # another gateway, or a command-line tool
     await other.set_attributes(ACCOUNT, "orders", {"VisibilityTimeout": "7"})
     # The change returned once every subscribed gateway had applied it.
-    assert (await plane.queues.get(ACCOUNT, "orders")).visibility_timeout_ms == 7_000
+    assert (await plane.queues.get(ACCOUNT, "orders")).settings.visibility_timeout_ms == 7_000
 
 
 async def test_a_change_here_applies_at_once(plane: ControlPlane) -> None:
     await plane.queues.create(ACCOUNT, "orders", {"VisibilityTimeout": "30"})
     await plane.queues.get(ACCOUNT, "orders")
     await plane.queues.set_attributes(ACCOUNT, "orders", {"VisibilityTimeout": "7"})
-    assert (await plane.queues.get(ACCOUNT, "orders")).visibility_timeout_ms == 7_000
+    assert (await plane.queues.get(ACCOUNT, "orders")).settings.visibility_timeout_ms == 7_000
     await plane.queues.delete(ACCOUNT, "orders")
     with pytest.raises(QueueDoesNotExist):
         await plane.queues.get(ACCOUNT, "orders")

@@ -26,7 +26,7 @@ async def test_create_is_idempotent_when_attributes_match(plane: ControlPlane) -
     first = await plane.queues.create(ACCOUNT, "orders", {"VisibilityTimeout": "10"})
     again = await plane.queues.create(ACCOUNT, "orders", {"VisibilityTimeout": "010"})
     assert again.stream_id == first.stream_id
-    assert again.visibility_timeout_ms == 10_000
+    assert again.settings.visibility_timeout_ms == 10_000
 
 
 async def test_create_with_other_attributes_is_refused(plane: ControlPlane) -> None:
@@ -68,7 +68,7 @@ async def test_set_attributes_changes_only_what_is_given(
     assert changed.modified_ms == created.created_ms + 5_000
     with pytest.raises(InvalidAttributeValue):
         await plane.queues.set_attributes(ACCOUNT, "q", {"DelaySeconds": "901"})
-    assert (await plane.queues.get(ACCOUNT, "q")).delay_ms == 5_000
+    assert (await plane.queues.get(ACCOUNT, "q")).settings.delay_ms == 5_000
 
 
 async def test_redrive_policy_needs_an_existing_allowed_target(plane: ControlPlane) -> None:
@@ -97,7 +97,7 @@ async def test_dead_letter_sources_follow_the_policies(plane: ControlPlane) -> N
     assert await plane.queues.dead_letter_sources(ACCOUNT, "dlq2") == ["b"]
     await plane.queues.set_attributes(ACCOUNT, "b", {"RedrivePolicy": ""})
     assert await plane.queues.dead_letter_sources(ACCOUNT, "dlq2") == []
-    assert (await plane.queues.get(ACCOUNT, "b")).redrive is None
+    assert (await plane.queues.get(ACCOUNT, "b")).settings.redrive is None
 
 
 async def test_tags(plane: ControlPlane) -> None:
