@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from loadtests.bench import WORKLOADS
 from tests.conftest import TidemqUp
+from tidemq.bench.cli import WORKLOADS
 from tidemq.cli import main
 
 KEYS = {"workload", "msgs_per_s", "p50_ms", "p99_ms", "p999_ms", "ceiling_msgs_per_s"}
