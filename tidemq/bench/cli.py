@@ -27,6 +27,7 @@ The consume workloads read what the publish workloads left, topped up to --messa
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import sys
@@ -46,6 +47,8 @@ WORKLOADS = (
     "consume_ws",
     "ceiling",
 )
+# What the `load` extra brings that the bench imports; the rest comes with TideMQ itself.
+LOAD_EXTRA_MODULES = ("aiohttp",)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -102,7 +105,44 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", type=Path, help="write the results here as JSON")
 
 
+def missing_load_extra() -> list[str]:
+    """The modules of the `load` extra that cannot be imported."""
+    return [name for name in LOAD_EXTRA_MODULES if importlib.util.find_spec(name) is None]
+
+
+def invalid(args: argparse.Namespace) -> str | None:
+    """Why the bench cannot run with these arguments here, or None."""
+    missing = missing_load_extra()
+    if missing:
+        return (
+            f"needs the load extra ({', '.join(missing)} is not installed): "
+            "pip install 'tidemq[load]'"
+        )
+    chosen = workloads(args)
+    unknown = sorted(set(chosen) - set(WORKLOADS))
+    if unknown or not chosen:
+        return f"unknown workloads {unknown}; choose from {WORKLOADS}"
+    if min(args.connections, args.batch_size, args.sqs_threads, args.messages) < 1 or (
+        args.seconds <= 0 or args.rate <= 0 or args.warmup < 0
+    ):
+        return "counts, --seconds and --rate must be positive"
+    if args.endpoint and not (args.token and args.access_key_id and args.secret_access_key):
+        return (
+            "--endpoint needs --token and --access-key-id/--secret-access-key "
+            "(or TIDEMQ_TOKEN, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)"
+        )
+    return None
+
+
+def workloads(args: argparse.Namespace) -> list[str]:
+    return [w.strip() for w in args.workloads.split(",") if w.strip()]
+
+
 def run(args: argparse.Namespace) -> int:
+    problem = invalid(args)
+    if problem is not None:
+        print(f"tidemq bench: {problem}", file=sys.stderr)
+        return 2
     # Imported here so that `tidemq --help` works without the load extra installed.
     from tidemq.bench.servers import (  # noqa: PLC0415
         BenchError,
@@ -111,25 +151,7 @@ def run(args: argparse.Namespace) -> int:
         start_stack,
     )
 
-    chosen = [w.strip() for w in args.workloads.split(",") if w.strip()]
-    unknown = sorted(set(chosen) - set(WORKLOADS))
-    if unknown or not chosen:
-        print(
-            f"tidemq bench: unknown workloads {unknown}; choose from {WORKLOADS}", file=sys.stderr
-        )
-        return 2
-    if min(args.connections, args.batch_size, args.sqs_threads, args.messages) < 1 or (
-        args.seconds <= 0 or args.rate <= 0 or args.warmup < 0
-    ):
-        print("tidemq bench: counts, --seconds and --rate must be positive", file=sys.stderr)
-        return 2
-    if args.endpoint and not (args.token and args.access_key_id and args.secret_access_key):
-        print(
-            "tidemq bench: --endpoint needs --token and --access-key-id/--secret-access-key "
-            "(or TIDEMQ_TOKEN, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)",
-            file=sys.stderr,
-        )
-        return 2
+    chosen = workloads(args)
     args.dir.mkdir(parents=True, exist_ok=True)
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="tidemq-bench-", dir=args.dir) as tmp:
