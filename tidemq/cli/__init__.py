@@ -10,6 +10,7 @@ from pathlib import Path
 from gateway.rest import openapi
 from gateway.ws import asyncapi
 from tidemq import __version__
+from tidemq.bench import cli as bench_cli
 from tidemq.cli import keys as keys_cli
 from tidemq.embedded import LaunchError, run
 from tidemq.redis_server import RedisServerError
@@ -32,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "asyncapi":
         return _write_document(args.output, asyncapi.document_bytes(), "AsyncAPI", "asyncapi")
     if args.command == "bench":
-        return _bench(args)
+        return bench_cli.run(args)
     parser.print_help()
     return 2
 
@@ -62,28 +63,14 @@ def _write_document(output: Path, document: bytes, kind: str, command: str) -> i
     return 0
 
 
-def _bench(args: argparse.Namespace) -> int:
-    """Runs loadtests/bench.py: a source checkout with the `load` extra installed."""
-    try:
-        from loadtests import bench  # noqa: PLC0415 - not in the wheel, and needs aiohttp
-    except ImportError as exc:
-        print(f"tidemq bench: needs a source checkout with the load extra ({exc})", file=sys.stderr)
-        return 2
-    return bench.run(args)
-
-
 def _add_bench_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     bench = commands.add_parser(
         "bench",
-        help="measure publish and consume throughput and latency (source checkout)",
+        help="measure publish and consume throughput and latency",
         description="Benchmark the hot path against a bare Starlette ceiling; "
         "see docs/performance.md.",
     )
-    try:
-        from loadtests.bench import add_arguments  # noqa: PLC0415 - not in the wheel
-    except ImportError:
-        return
-    add_arguments(bench)
+    bench_cli.add_arguments(bench)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -1,5 +1,6 @@
-"""`tidemq bench` end to end, tiny: every workload runs and lands in the JSON, and a run
-against a running deployment (`--endpoint`) leaves no queue behind."""
+"""`tidemq bench` end to end, tiny: every workload runs and lands in the JSON, a run
+against a running deployment (`--endpoint`) leaves no queue behind, and without the `load`
+extra it says what to install instead of failing on an import."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from loadtests.bench import WORKLOADS
 from tests.conftest import TidemqUp
+from tidemq.bench.cli import WORKLOADS
 from tidemq.cli import main
 
 KEYS = {"workload", "msgs_per_s", "p50_ms", "p99_ms", "p999_ms", "ceiling_msgs_per_s"}
@@ -89,3 +90,15 @@ def test_a_tiny_bench_against_a_running_tidemq(tidemq_up: TidemqUp, tmp_path: Pa
     assert all(row["msgs_per_s"] > 0 for row in rows), rows
     # The queues it made on somebody's deployment are gone again.
     assert up.sqs_client().list_queues().get("QueueUrls", []) == []
+
+
+def test_without_the_load_extra_it_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setitem(sys.modules, "aiohttp", None)  # import aiohttp fails, as uninstalled
+    assert main(["bench", "--dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "aiohttp is not installed" in err
+    assert "pip install 'tidemq[load]'" in err
+    assert "Traceback" not in err
+    assert list(tmp_path.iterdir()) == [], "nothing was started"

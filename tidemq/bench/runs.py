@@ -12,7 +12,7 @@ from typing import TypeVar
 
 import uvloop
 
-from loadtests.bench_load import (
+from tidemq.bench.load import (
     AsyncStep,
     Limits,
     Measured,
@@ -21,9 +21,9 @@ from loadtests.bench_load import (
     open_loop,
     threaded_closed_loop,
 )
-from loadtests.bench_servers import BenchError, Credentials
-from loadtests.bench_workloads import Rest, Sqs, rest_session
-from loadtests.bench_ws import WsConnections
+from tidemq.bench.servers import BenchError, Credentials
+from tidemq.bench.workloads import Rest, Sqs, rest_session
+from tidemq.bench.ws import WsConnections
 
 PRELOAD_SECONDS = 300.0
 T = TypeVar("T")

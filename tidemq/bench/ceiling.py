@@ -1,10 +1,10 @@
 """The ceiling for `tidemq bench`: a bare Starlette POST endpoint under the gateway's
 uvicorn settings (uvloop, httptools, no access log, one process).
 
-    python -m loadtests.bench_ceiling --port P
+    python -m tidemq.bench.ceiling --port P
 
 Every POST, on any path, reads the whole request body and answers `{}` as JSON; the
-WebSocket endpoint at /v1/ws answers frames as loadtests/bench_ws.py describes. The
+WebSocket endpoint at /v1/ws answers frames as tidemq/bench/ws.py describes. The
 bench sends it the same requests as each TideMQ workload, with the same client and
 connection count, so the rate it reaches is what Starlette and uvicorn alone allow on
 this machine for that request shape; TideMQ's ratio to it is how much of the budget the
@@ -14,6 +14,7 @@ broker itself spends. `{}` parses as an empty answer for every SQS action boto3 
 from __future__ import annotations
 
 import argparse
+import socket
 
 import uvicorn
 from starlette.applications import Starlette
@@ -21,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 
-from loadtests.bench_ws import WS_PATH, ceiling_websocket
+from tidemq.bench.ws import WS_PATH, ceiling_websocket
 
 READY_LINE = "ceiling ready"
 
@@ -41,8 +42,8 @@ def build_app() -> Starlette:
 
 
 class _Server(uvicorn.Server):
-    async def startup(self, sockets: list[object] | None = None) -> None:  # type: ignore[override]
-        await super().startup(sockets)  # type: ignore[arg-type]
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
         if self.started:
             print(READY_LINE, flush=True)
 

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from loadtests.bench_ceiling import READY_LINE
+from tidemq.bench.ceiling import READY_LINE
 
 BANNER_END = "Stop with Ctrl-C"
 START_TIMEOUT_S = 60.0
@@ -49,7 +49,7 @@ class ServerProcess:
         self.name = name
         self.log_path = log_path
         with log_path.open("wb") as log_file:
-            self.process = subprocess.Popen(
+            self.process = subprocess.Popen(  # noqa: S603 - our own interpreter and arguments
                 argv, env=env, stdout=log_file, stderr=subprocess.STDOUT, cwd=os.getcwd()
             )
 
@@ -125,7 +125,7 @@ def start_stack(work_dir: Path) -> tuple[ServerProcess, str, Credentials]:
 
 
 def _make_token(data_dir: Path, env: dict[str, str]) -> str:
-    done = subprocess.run(
+    done = subprocess.run(  # noqa: S603 - our own interpreter and arguments
         [sys.executable, "-m", "tidemq.cli", "keys", "token", "--data-dir", str(data_dir)],
         env=env,
         capture_output=True,
@@ -145,7 +145,7 @@ def start_ceiling(work_dir: Path) -> tuple[ServerProcess, str]:
     port = free_port()
     server = ServerProcess(
         "ceiling app",
-        [sys.executable, "-m", "loadtests.bench_ceiling", "--port", str(port)],
+        [sys.executable, "-m", "tidemq.bench.ceiling", "--port", str(port)],
         dict(os.environ),
         work_dir / "ceiling.log",
     )

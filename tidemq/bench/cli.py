@@ -1,10 +1,10 @@
 """`tidemq bench`: throughput and latency of TideMQ's hot path, beside a ceiling.
 
     tidemq bench [--endpoint URL] [--json PATH] [--seconds S] [--messages N] ...
-    python -m loadtests.bench ...
+    python -m tidemq.bench ...
 
 Starts `tidemq up` in its own process (free port, fresh data directory, `fsync`
-durability), or targets --endpoint; starts the ceiling app (loadtests/bench_ceiling.py,
+durability), or targets --endpoint; starts the ceiling app (tidemq/bench/ceiling.py,
 a bare Starlette POST endpoint under the gateway's uvicorn settings); runs each workload
 against TideMQ and then the same requests against the ceiling, with 256-byte messages;
 prints one table and, with --json, writes one object per workload. docs/performance.md
@@ -27,16 +27,14 @@ The consume workloads read what the publish workloads left, topped up to --messa
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
-import math
 import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from loadtests.bench_runs import Row
+from tidemq.bench.report import print_table
 
 WORKLOADS = (
     "publish_single_rest",
@@ -49,12 +47,8 @@ WORKLOADS = (
     "consume_ws",
     "ceiling",
 )
-# (what is compared, the bound, at least or at most) for the workloads the issue targets.
-TARGETS: dict[str, tuple[str, float, str]] = {
-    "publish_batch_rest": ("msgs_per_s", 50_000, ">="),
-    "consume_rest": ("msgs_per_s", 25_000, ">="),
-    "publish_single_rest_fixed_rate": ("p99_ms", 5.0, "<="),
-}
+# What the `load` extra brings that the bench imports; the rest comes with TideMQ itself.
+LOAD_EXTRA_MODULES = ("aiohttp",)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -111,34 +105,53 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", type=Path, help="write the results here as JSON")
 
 
+def missing_load_extra() -> list[str]:
+    """The modules of the `load` extra that cannot be imported."""
+    return [name for name in LOAD_EXTRA_MODULES if importlib.util.find_spec(name) is None]
+
+
+def invalid(args: argparse.Namespace) -> str | None:
+    """Why the bench cannot run with these arguments here, or None."""
+    missing = missing_load_extra()
+    if missing:
+        return (
+            f"needs the load extra ({', '.join(missing)} is not installed): "
+            "pip install 'tidemq[load]'"
+        )
+    chosen = workloads(args)
+    unknown = sorted(set(chosen) - set(WORKLOADS))
+    if unknown or not chosen:
+        return f"unknown workloads {unknown}; choose from {WORKLOADS}"
+    if min(args.connections, args.batch_size, args.sqs_threads, args.messages) < 1 or (
+        args.seconds <= 0 or args.rate <= 0 or args.warmup < 0
+    ):
+        return "counts, --seconds and --rate must be positive"
+    if args.endpoint and not (args.token and args.access_key_id and args.secret_access_key):
+        return (
+            "--endpoint needs --token and --access-key-id/--secret-access-key "
+            "(or TIDEMQ_TOKEN, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)"
+        )
+    return None
+
+
+def workloads(args: argparse.Namespace) -> list[str]:
+    return [w.strip() for w in args.workloads.split(",") if w.strip()]
+
+
 def run(args: argparse.Namespace) -> int:
+    problem = invalid(args)
+    if problem is not None:
+        print(f"tidemq bench: {problem}", file=sys.stderr)
+        return 2
     # Imported here so that `tidemq --help` works without the load extra installed.
-    from loadtests.bench_servers import (  # noqa: PLC0415
+    from tidemq.bench.servers import (  # noqa: PLC0415
         BenchError,
         Credentials,
         start_ceiling,
         start_stack,
     )
 
-    chosen = [w.strip() for w in args.workloads.split(",") if w.strip()]
-    unknown = sorted(set(chosen) - set(WORKLOADS))
-    if unknown or not chosen:
-        print(
-            f"tidemq bench: unknown workloads {unknown}; choose from {WORKLOADS}", file=sys.stderr
-        )
-        return 2
-    if min(args.connections, args.batch_size, args.sqs_threads, args.messages) < 1 or (
-        args.seconds <= 0 or args.rate <= 0 or args.warmup < 0
-    ):
-        print("tidemq bench: counts, --seconds and --rate must be positive", file=sys.stderr)
-        return 2
-    if args.endpoint and not (args.token and args.access_key_id and args.secret_access_key):
-        print(
-            "tidemq bench: --endpoint needs --token and --access-key-id/--secret-access-key "
-            "(or TIDEMQ_TOKEN, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)",
-            file=sys.stderr,
-        )
-        return 2
+    chosen = workloads(args)
     args.dir.mkdir(parents=True, exist_ok=True)
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="tidemq-bench-", dir=args.dir) as tmp:
@@ -154,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
             where = f"pid {stack.pid}, " if stack else ""
             print(f"TideMQ at {endpoint} ({where}fsync durability)", file=sys.stderr)
             print(f"ceiling at {ceiling_url} (pid {ceiling_server.pid})", file=sys.stderr)
-            from loadtests.bench_runs import Runs  # noqa: PLC0415 - needs aiohttp, boto3
+            from tidemq.bench.runs import Runs  # noqa: PLC0415 - needs aiohttp, boto3
 
             rows = Runs(args, endpoint, credentials, ceiling_url).run(chosen)
         except BenchError as exc:
@@ -173,51 +186,6 @@ def run(args: argparse.Namespace) -> int:
         args.json.write_text(json.dumps([row.as_json() for row in rows], indent=2) + "\n")
         print(f"Wrote {args.json}.")
     return 0
-
-
-def print_table(rows: list[Row], args: argparse.Namespace, load_before: float) -> None:
-    header = (
-        f"{'workload':<31} {'msgs/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'p999 ms':>8} "
-        f"{'ceiling/s':>10} {'ratio':>6} {'ceil p99':>8}  target"
-    )
-    print()
-    print(
-        f"256-byte messages, fsync durability, {args.connections} connections, "
-        f"REST batch {args.batch_size}, {args.sqs_threads} boto3 threads, "
-        f"fixed rate {args.rate:,.0f}/s; {os.cpu_count()} CPUs, 1-min load average "
-        f"{load_before:.2f} before and {os.getloadavg()[0]:.2f} after the run"
-    )
-    print(header)
-    print("-" * len(header))
-    notes: list[str] = []
-    for row in rows:
-        result, ceiling = row.result, row.ceiling
-        ratio = result.msgs_per_s / ceiling.msgs_per_s if ceiling.msgs_per_s else math.nan
-        print(
-            f"{row.workload:<31} {result.msgs_per_s:>9,.0f} {result.percentile(50):>8.2f} "
-            f"{result.percentile(99):>8.2f} {result.percentile(99.9):>8.2f} "
-            f"{ceiling.msgs_per_s:>10,.0f} {ratio:>6.2f} {ceiling.percentile(99):>8.2f}  "
-            f"{_verdict(row)}"
-        )
-        for name, measured in (("", result), (" (ceiling)", ceiling)):
-            if measured.errors:
-                notes.append(
-                    f"{row.workload}{name}: {measured.errors} failed operations, first: "
-                    f"{measured.first_error}"
-                )
-    for note in notes:
-        print(f"! {note}")
-
-
-def _verdict(row: Row) -> str:
-    target = TARGETS.get(row.workload)
-    if target is None:
-        return ""
-    field, bound, sense = target
-    value = row.result.msgs_per_s if field == "msgs_per_s" else row.result.percentile(99)
-    met = value >= bound if sense == ">=" else value <= bound
-    unit = "msgs/s" if field == "msgs_per_s" else "ms p99"
-    return f"{sense} {bound:,g} {unit}: {'met' if met else 'MISSED'}"
 
 
 def main(argv: list[str] | None = None) -> int:

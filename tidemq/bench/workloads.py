@@ -16,7 +16,7 @@ import boto3
 import orjson
 from botocore.config import Config
 
-from loadtests.bench_load import AsyncStep, SyncStep
+from tidemq.bench.load import AsyncStep, SyncStep
 
 ACCOUNT_ID = "123456789012"
 MESSAGE_BYTES = 256

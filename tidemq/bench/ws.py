@@ -24,8 +24,8 @@ import aiohttp
 import orjson
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from loadtests.bench_load import AsyncStep
-from loadtests.bench_workloads import HttpError, message_body
+from tidemq.bench.load import AsyncStep
+from tidemq.bench.workloads import HttpError, message_body
 
 WS_PATH = "/v1/ws"
 MAX_FRAMES_IN_DELIVER = 100  # the most messages TideMQ pushes in one frame
