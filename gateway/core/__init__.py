@@ -5,7 +5,7 @@
 - validation.py   SQS's rules for a message, applied the same for every protocol
 - errors.py       CoreError, the one error type protocols see, and its kinds
 - queue_urls.py   queue names and URLs; digests.py SQS's MD5s
-- receiver.py, move_tasks.py   the parts of receiving and redriving behind the broker
+- sender.py, receiver.py, move_tasks.py   sending, receiving and redriving, behind the broker
 
 The protocols (gateway/sqs, rest, ws) import from here and never from control_plane or
 storage_nodes; docs/architecture.md has the import rules, which a test enforces.

@@ -11,19 +11,17 @@ bodies from the log (gateway/core/receiver.py).
 
 from __future__ import annotations
 
-import hashlib
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
 from control_plane.clock import Clock
-from control_plane.deliveries import FifoEntry, Registered, SubscriptionStats
+from control_plane.deliveries import SubscriptionStats
 from control_plane.errors import ControlPlaneError, MessageNotInflight, PurgeQueueInProgress
 from control_plane.move_tasks import MoveTask, parse_handle
 from control_plane.plane import ControlPlane
 from control_plane.queue_policy import allows
 from control_plane.queues import QueueInfo
 from control_plane.receipts import Receipt
-from gateway.core import digests, validation
+from gateway.core import validation
 from gateway.core.errors import (
     CoreError,
     ErrorKind,
@@ -33,7 +31,7 @@ from gateway.core.errors import (
 )
 from gateway.core.messages import (
     DEAD_LETTER_SOURCE,
-    MessageDraft,
+    MessageInput,
     NewMessage,
     ReceivedMessage,
     SentMessage,
@@ -41,9 +39,9 @@ from gateway.core.messages import (
 from gateway.core.move_tasks import MoveTaskRunner
 from gateway.core.queue_urls import check_queue_name
 from gateway.core.receiver import Receiver, log_ends
+from gateway.core.sender import Sender
 from gateway.core.validation import FieldNames
-from gateway.message_ids import new_message_ids
-from storage_nodes.node import Node, Record, RecordIn
+from storage_nodes.node import Node, Record
 
 PURGE_INTERVAL_MS = 60_000
 # SQS's own default; a deployment may allow queues up to SQS's maximum (1 MiB).
@@ -64,6 +62,7 @@ class Broker:
         self._control = control
         self._storage = storage
         self.max_message_bytes = max_message_bytes
+        self._sender = Sender(control, storage)
         self._receiver = Receiver(control, storage)
         self._move_tasks = MoveTaskRunner(self, control.move_tasks)
 
@@ -202,7 +201,7 @@ class Broker:
 
     @translated
     async def send_message(
-        self, queue: QueueInfo, draft: MessageDraft, names: FieldNames
+        self, queue: QueueInfo, draft: MessageInput, names: FieldNames
     ) -> SentMessage:
         """Checks the message, then sends it; MessageTooLong (TOO_LARGE) past the limit."""
         message = validation.check_message(queue, draft, names)
@@ -219,7 +218,7 @@ class Broker:
 
     @translated
     async def send_batch(
-        self, queue: QueueInfo, drafts: Sequence[MessageDraft], names: FieldNames
+        self, queue: QueueInfo, drafts: Sequence[MessageInput], names: FieldNames
     ) -> list[SentMessage | CoreError]:
         """Checks every message and sends the valid ones in one append; per entry, in
         order, what was sent or why that entry was refused. The whole batch is refused
@@ -252,64 +251,7 @@ class Broker:
     async def send(self, queue: QueueInfo, messages: Sequence[NewMessage]) -> list[SentMessage]:
         """Appends checked messages to the queue's log in one batch and registers their
         delays (FIFO: their groups); returns once they are durable."""
-        control = self._control
-        now_ms = control.clock.now_ms()
-        message_ids = new_message_ids(len(messages))
-        queue_delay_ms = queue.settings.delay_ms
-        records = [
-            RecordIn(
-                message_id=message_ids[i],
-                timestamp_ms=now_ms,
-                body=message.body,
-                group_id=message.group_id,
-                dedup_id=message.dedup_id,
-                attributes=message.attributes,
-                system_attributes=message.system_attributes,
-                delay_ms=queue_delay_ms if message.delay_ms is None else message.delay_ms,
-            )
-            for i, message in enumerate(messages)
-        ]
-        base = await self._storage.append(queue.stream_id, 0, records)
-        if queue.fifo:
-            registered = await self._register_fifo(queue, messages, records, base)
-            ids_and_offsets = [(r.message_id, r.offset) for r in registered]
-        else:
-            if queue_delay_ms or any(m.delay_ms for m in messages):
-                delayed: defaultdict[int, list[int]] = defaultdict(list)
-                for i, record in enumerate(records):
-                    if record.delay_ms > 0:
-                        delayed[now_ms + record.delay_ms].append(base + i)
-                for due_ms, offsets in delayed.items():
-                    await control.deliveries.delay(queue.stream_id, 0, offsets, due_ms)
-            ids_and_offsets = [(message_id, base + i) for i, message_id in enumerate(message_ids)]
-        control.wakeups.notify(queue.stream_id)
-        return [
-            _sent(message, message_id, f"{offset:020d}" if queue.fifo else None)
-            for message, (message_id, offset) in zip(messages, ids_and_offsets, strict=True)
-        ]
-
-    async def _register_fifo(
-        self,
-        queue: QueueInfo,
-        messages: Sequence[NewMessage],
-        records: Sequence[RecordIn],
-        base: int,
-    ) -> list[Registered]:
-        settings = queue.settings
-        entries = []
-        for i, (message, record) in enumerate(zip(messages, records, strict=True)):
-            assert record.group_id is not None, "FIFO sends are checked to have a group"
-            dedup = record.dedup_id
-            if dedup is None and settings.content_based_deduplication:
-                dedup = hashlib.sha256(record.body).hexdigest()
-            if not message.deduplicate:
-                dedup = None
-            if dedup is not None and settings.dedup_per_group:
-                dedup = f"{record.group_id}\0{dedup}"
-            entries.append(FifoEntry(base + i, record.group_id, dedup, record.message_id))
-        return await self._control.deliveries.register_fifo(
-            queue.stream_id, entries, settings.delay_ms
-        )
+        return await self._sender.send(queue, messages)
 
     @translated
     async def receive(
@@ -416,19 +358,3 @@ class Broker:
                 ErrorKind.NOT_FOUND,
             )
         return await self._control.move_tasks.cancel(account_id, task_id)
-
-
-def _sent(message: NewMessage, message_id: str, sequence_number: str | None) -> SentMessage:
-    return SentMessage(
-        message_id=message_id,
-        md5_of_body=digests.md5_hex(message.body),
-        md5_of_attributes=(
-            digests.md5_of_attributes(message.attributes) if message.attributes else None
-        ),
-        md5_of_system_attributes=(
-            digests.md5_of_attributes(message.system_attributes)
-            if message.system_attributes
-            else None
-        ),
-        sequence_number=sequence_number,
-    )

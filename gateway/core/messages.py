@@ -1,8 +1,11 @@
 """The core's message values: a message to send as a protocol hands it over (a draft),
 as the core sends it, and as a receiver gets it.
 
-Drafts carry what a client wrote, already typed by the protocol's wire format but not
-yet checked (gateway/core/validation.py checks them, the same way for every protocol).
+A draft is what a client wrote, already typed by the protocol's wire format but not yet
+checked (gateway/core/validation.py checks it, the same way for every protocol). It is a
+Protocol, so a wire type that has the fields already (the native APIs' msgspec Structs)
+is a draft as it is, with no copy per message; `MessageDraft` is the plain one, for
+wire formats that need building (SQS's parameters).
 Records, attributes and deliveries are the storage node's and the control plane's own
 values, named here so that protocols take them from the core.
 """
@@ -11,15 +14,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from control_plane.deliveries import Delivery
 from storage_nodes.node import MessageAttribute, Record
 
 __all__ = [
     "AttributeDraft",
+    "AttributeInput",
     "Delivery",
     "MessageAttribute",
     "MessageDraft",
+    "MessageInput",
     "NewMessage",
     "ReceivedMessage",
     "Record",
@@ -29,9 +35,49 @@ __all__ = [
 DEAD_LETTER_SOURCE = "DeadLetterQueueSourceArn"
 
 
+class AttributeInput(Protocol):
+    """A message attribute as given: `binary_value` is base64 text."""
+
+    @property
+    def data_type(self) -> str: ...
+
+    @property
+    def string_value(self) -> str | None: ...
+
+    @property
+    def binary_value(self) -> str | None: ...
+
+
+class MessageInput(Protocol):
+    """A message to send as given, before any check."""
+
+    @property
+    def body(self) -> str: ...
+
+    @property
+    def attributes(self) -> Mapping[str, AttributeInput] | None: ...
+
+    @property
+    def system_attributes(self) -> Mapping[str, AttributeInput] | None: ...
+
+    @property
+    def delay_seconds(self) -> int | None:
+        """None: the queue's DelaySeconds."""
+
+    @property
+    def delay_level(self) -> int | None:
+        """1-18, instead of delay_seconds (the native APIs)."""
+
+    @property
+    def group_id(self) -> str | None: ...
+
+    @property
+    def dedup_id(self) -> str | None: ...
+
+
 @dataclass(slots=True)
 class AttributeDraft:
-    """A message attribute as given: `binary_value` is base64 text."""
+    """An AttributeInput built from a wire format."""
 
     data_type: str
     string_value: str | None = None
@@ -42,6 +88,8 @@ class AttributeDraft:
 # object.__setattr__ per field) costs 2.5 times as much. Nothing changes one once made.
 @dataclass(slots=True)
 class MessageDraft:
+    """A MessageInput built from a wire format."""
+
     body: str
     attributes: Mapping[str, AttributeDraft] | None = None
     system_attributes: Mapping[str, AttributeDraft] | None = None

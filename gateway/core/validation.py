@@ -1,6 +1,6 @@
 """Checking a message before anything is done with it, the same way for every protocol.
 
-A protocol types what its client wrote into a MessageDraft (gateway/core/messages.py);
+A protocol hands over what its client wrote as a MessageInput (gateway/core/messages.py);
 `check_message` applies SQS's rules to it (body characters, FIFO ids, what the queue's
 type allows, message attributes) and returns the NewMessage to send, or raises a
 CoreError naming the offending field in the protocol's own words (`FieldNames`).
@@ -18,7 +18,7 @@ from decimal import Decimal, InvalidOperation
 from control_plane.delay_levels import delay_ms_for_level
 from control_plane.queues import QueueInfo
 from gateway.core.errors import CoreError, invalid_parameter, missing_parameter
-from gateway.core.messages import AttributeDraft, MessageAttribute, MessageDraft, NewMessage
+from gateway.core.messages import AttributeInput, MessageAttribute, MessageInput, NewMessage
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +37,7 @@ SYSTEM_ATTRIBUTE_NAMES = frozenset({"AWSTraceHeader"})
 _NO_ATTRIBUTES: Mapping[str, MessageAttribute] = {}
 
 
-def check_message(queue: QueueInfo, draft: MessageDraft, names: FieldNames) -> NewMessage:
+def check_message(queue: QueueInfo, draft: MessageInput, names: FieldNames) -> NewMessage:
     """The message to send, checked in SQS's order: body, ids, queue type, attributes."""
     body = body_bytes(draft.body)
     group_id, dedup_id = draft.group_id, draft.dedup_id
@@ -67,7 +67,7 @@ def check_message(queue: QueueInfo, draft: MessageDraft, names: FieldNames) -> N
     return message
 
 
-def _check_queue_type(queue: QueueInfo, draft: MessageDraft, names: FieldNames) -> None:
+def _check_queue_type(queue: QueueInfo, draft: MessageInput, names: FieldNames) -> None:
     """FIFO queues need a group (and a deduplication id or content-based deduplication)
     and take no per-message delay; standard queues take no deduplication id."""
     if queue.fifo:
@@ -148,7 +148,7 @@ _DATA_TYPE = re.compile(r"^(String|Number|Binary)(\.[A-Za-z0-9_\-.]{1,250})?\Z")
 _RESERVED_PREFIXES = ("aws.", "amazon.")
 
 
-def _attributes(given: Mapping[str, AttributeDraft] | None) -> Mapping[str, MessageAttribute]:
+def _attributes(given: Mapping[str, AttributeInput] | None) -> Mapping[str, MessageAttribute]:
     if not given:
         return _NO_ATTRIBUTES
     if len(given) > MAX_ATTRIBUTES:
@@ -164,7 +164,7 @@ def _attributes(given: Mapping[str, AttributeDraft] | None) -> Mapping[str, Mess
 
 
 def _system_attributes(
-    given: Mapping[str, AttributeDraft] | None,
+    given: Mapping[str, AttributeInput] | None,
 ) -> Mapping[str, MessageAttribute]:
     """MessageSystemAttributes of a send: only AWSTraceHeader, a String."""
     if not given:
@@ -196,7 +196,7 @@ def _check_name(name: str) -> None:
         )
 
 
-def _attribute(name: str, draft: AttributeDraft) -> MessageAttribute:
+def _attribute(name: str, draft: AttributeInput) -> MessageAttribute:
     data_type = draft.data_type
     if not data_type:
         raise invalid_parameter(
@@ -217,7 +217,7 @@ def _attribute(name: str, draft: AttributeDraft) -> MessageAttribute:
     return MessageAttribute(data_type, string_value=text)
 
 
-def _binary(name: str, draft: AttributeDraft) -> bytes:
+def _binary(name: str, draft: AttributeInput) -> bytes:
     if not draft.binary_value:
         raise _missing_value(name, draft.data_type)
     try:

@@ -1,18 +1,18 @@
 """Between the native APIs' shapes and the core's values.
 
-A message to send becomes a MessageDraft that the core checks by SQS's rules (so every API
-takes exactly the same messages), with errors naming the native field names. Digests are
+A message to send (a SendMessage Struct) is itself a MessageInput for the core, which
+checks it by SQS's rules (so every API takes exactly the same messages), with errors
+naming the native field names. Digests are
 SQS's, so a message sent on one API and received on another has the MD5s an SDK checks.
 """
 
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from gateway.core.digests import md5_hex
 from gateway.core.errors import CoreError
-from gateway.core.messages import AttributeDraft, MessageDraft
 from gateway.core.messages import ReceivedMessage as Received
 from gateway.core.messages import SentMessage as Sent
 from gateway.core.validation import FieldNames
@@ -25,7 +25,6 @@ from gateway.native.common import (
 from gateway.native.messages import (
     EntryResults,
     ReceivedMessage,
-    SendMessage,
     SendResult,
     SentMessage,
 )
@@ -49,30 +48,6 @@ def check_batch_size(entries: int) -> None:
             f"Maximum number of entries per request are {MAX_BATCH_ENTRIES}. "
             f"You have sent {entries}.",
         )
-
-
-def draft(request: SendMessage) -> MessageDraft:
-    """The message to send, typed by msgspec (types, lengths, ranges), for the core."""
-    return MessageDraft(
-        body=request.body,
-        attributes=_attribute_drafts(request.attributes),
-        system_attributes=_attribute_drafts(request.system_attributes),
-        delay_seconds=request.delay_seconds,
-        delay_level=request.delay_level,
-        group_id=request.group_id,
-        dedup_id=request.dedup_id,
-    )
-
-
-def _attribute_drafts(
-    given: Mapping[str, MessageAttributeValue] | None,
-) -> dict[str, AttributeDraft] | None:
-    if not given:
-        return None
-    return {
-        name: AttributeDraft(value.data_type, value.string_value, value.binary_value)
-        for name, value in given.items()
-    }
 
 
 def sent_message(sent: Sent) -> SentMessage:

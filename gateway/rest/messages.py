@@ -43,7 +43,7 @@ async def send_message(ctx: RestContext, request: SendMessage) -> SentMessage:
     queue's MaximumMessageSize (body and attributes) is a 413 MessageTooLong.
     """
     queue = await ctx.queue()
-    sent = await ctx.broker.send_message(queue, conversions.draft(request), conversions.FIELD_NAMES)
+    sent = await ctx.broker.send_message(queue, request, conversions.FIELD_NAMES)
     return conversions.sent_message(sent)
 
 
@@ -64,8 +64,7 @@ async def send_message_batch(ctx: RestContext, request: SendBatch) -> SendBatchR
     """
     conversions.check_batch_size(len(request.messages))
     queue = await ctx.queue()
-    drafts = [conversions.draft(message) for message in request.messages]
-    results = await ctx.broker.send_batch(queue, drafts, conversions.FIELD_NAMES)
+    results = await ctx.broker.send_batch(queue, request.messages, conversions.FIELD_NAMES)
     return SendBatchResults(conversions.send_results(results))
 
 

@@ -130,8 +130,7 @@ class Session:
             case Publish():
                 conversions.check_batch_size(len(frame.messages))
                 queue = await self._queue(frame.queue)
-                drafts = [conversions.draft(message) for message in frame.messages]
-                sent = await self._broker.send_batch(queue, drafts, conversions.FIELD_NAMES)
+                sent = await self._broker.send_batch(queue, frame.messages, conversions.FIELD_NAMES)
                 results = conversions.send_results(sent)
                 return Published(id=frame.id, queue=frame.queue, results=results)
             case Ack() | Nack() | Extend():

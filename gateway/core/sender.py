@@ -1,0 +1,104 @@
+"""Sending: append to the log, then register delays (FIFO: groups and deduplication).
+
+A send is acknowledged only after the log made its batch durable (under the stream's
+durability policy) and the control plane knows what it must (delays; FIFO groups and
+deduplication ids, where a duplicate gets the first send's id and sequence number).
+Then long polls are woken, here and, over Redis pub/sub, in other gateway processes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Sequence
+
+from control_plane.deliveries import FifoEntry, Registered
+from control_plane.plane import ControlPlane
+from control_plane.queues import QueueInfo
+from gateway.core import digests
+from gateway.core.messages import NewMessage, SentMessage
+from gateway.message_ids import new_message_ids
+from storage_nodes.node import Node, RecordIn
+
+
+class Sender:
+    def __init__(self, control: ControlPlane, storage: Node) -> None:
+        self._control = control
+        self._storage = storage
+
+    async def send(self, queue: QueueInfo, messages: Sequence[NewMessage]) -> list[SentMessage]:
+        """Appends checked messages to the queue's log in one batch and registers their
+        delays (FIFO: their groups); returns once they are durable."""
+        control = self._control
+        now_ms = control.clock.now_ms()
+        message_ids = new_message_ids(len(messages))
+        queue_delay_ms = queue.settings.delay_ms
+        records = [
+            RecordIn(
+                message_id=message_ids[i],
+                timestamp_ms=now_ms,
+                body=message.body,
+                group_id=message.group_id,
+                dedup_id=message.dedup_id,
+                attributes=message.attributes,
+                system_attributes=message.system_attributes,
+                delay_ms=queue_delay_ms if message.delay_ms is None else message.delay_ms,
+            )
+            for i, message in enumerate(messages)
+        ]
+        base = await self._storage.append(queue.stream_id, 0, records)
+        if queue.fifo:
+            registered = await self._register_fifo(queue, messages, records, base)
+            control.wakeups.notify(queue.stream_id)
+            return [
+                _sent(message, r.message_id, f"{r.offset:020d}")
+                for message, r in zip(messages, registered, strict=True)
+            ]
+        if queue_delay_ms or any(m.delay_ms for m in messages):
+            delayed: defaultdict[int, list[int]] = defaultdict(list)
+            for i, record in enumerate(records):
+                if record.delay_ms > 0:
+                    delayed[now_ms + record.delay_ms].append(base + i)
+            for due_ms, offsets in delayed.items():
+                await control.deliveries.delay(queue.stream_id, 0, offsets, due_ms)
+        control.wakeups.notify(queue.stream_id)
+        return [_sent(message, message_ids[i], None) for i, message in enumerate(messages)]
+
+    async def _register_fifo(
+        self,
+        queue: QueueInfo,
+        messages: Sequence[NewMessage],
+        records: Sequence[RecordIn],
+        base: int,
+    ) -> list[Registered]:
+        settings = queue.settings
+        entries = []
+        for i, (message, record) in enumerate(zip(messages, records, strict=True)):
+            assert record.group_id is not None, "FIFO sends are checked to have a group"
+            dedup = record.dedup_id
+            if dedup is None and settings.content_based_deduplication:
+                dedup = hashlib.sha256(record.body).hexdigest()
+            if not message.deduplicate:
+                dedup = None
+            if dedup is not None and settings.dedup_per_group:
+                dedup = f"{record.group_id}\0{dedup}"
+            entries.append(FifoEntry(base + i, record.group_id, dedup, record.message_id))
+        return await self._control.deliveries.register_fifo(
+            queue.stream_id, entries, settings.delay_ms
+        )
+
+
+def _sent(message: NewMessage, message_id: str, sequence_number: str | None) -> SentMessage:
+    return SentMessage(
+        message_id=message_id,
+        md5_of_body=digests.md5_hex(message.body),
+        md5_of_attributes=(
+            digests.md5_of_attributes(message.attributes) if message.attributes else None
+        ),
+        md5_of_system_attributes=(
+            digests.md5_of_attributes(message.system_attributes)
+            if message.system_attributes
+            else None
+        ),
+        sequence_number=sequence_number,
+    )
