@@ -12,24 +12,14 @@
 Codes are the core's (gateway/core/errors.py), which are the SQS API's where it has one
 (QueueDoesNotExist, InvalidParameterValue, ...), so one vocabulary serves every API. The
 core's errors and authentication errors become REST errors at one boundary, `from_core`,
-by this protocol's one table: `_STATUS_BY_KIND`.
+by one table: the native APIs' `HTTP_STATUS_BY_KIND` (gateway/native/errors.py).
 """
 
 from __future__ import annotations
 
 from gateway.auth.errors import AuthError
-from gateway.core.errors import CoreError, ErrorKind
-
-_STATUS_BY_KIND = {
-    ErrorKind.INVALID: 400,
-    ErrorKind.UNAUTHORIZED: 401,
-    ErrorKind.FORBIDDEN: 403,
-    ErrorKind.NOT_FOUND: 404,
-    ErrorKind.CONFLICT: 409,
-    ErrorKind.TOO_LARGE: 413,
-    ErrorKind.UNAVAILABLE: 503,
-    ErrorKind.INTERNAL: 500,
-}
+from gateway.core.errors import CoreError
+from gateway.native.errors import HTTP_STATUS_BY_KIND
 
 
 class RestError(Exception):
@@ -95,7 +85,7 @@ def from_core(exc: CoreError | AuthError) -> RestError:
     """The REST form of an error of the core or of authentication."""
     if isinstance(exc, AuthError):
         return Unauthorized(exc.code, str(exc))
-    return with_status(_STATUS_BY_KIND[exc.kind], exc.code, exc.message)
+    return with_status(HTTP_STATUS_BY_KIND[exc.kind], exc.code, exc.message)
 
 
 def not_found_queue() -> NotFound:
