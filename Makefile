@@ -38,7 +38,7 @@ $(VENV)/.installed-runtime: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[test,dev,load]'
+	$(BIN)/pip install --quiet -e '.[test,dev,load,spark]'
 	touch $@ $(VENV)/.installed-runtime
 
 clean:

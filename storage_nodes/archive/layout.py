@@ -1,0 +1,65 @@
+"""Where each object of the archive lives, relative to the store's root (docs/formats.md,
+"The archive"). Stream ids are lower-case hex, so they never clash with `_names`.
+
+    <stream>/stream.json                             what the stream is (account, name)
+    <stream>/deleted.json                            the stream was deleted: when, and
+                                                     from when its objects may go
+    <stream>/<partition>/manifest.json               the partition's manifest
+    <stream>/<partition>/<base>-<end>.seg            a sealed segment's .log bytes
+    <stream>/<partition>/<base>-<end>.index          its offset index
+    <stream>/<partition>/<base>-<end>.timeindex      its time index
+    _names/<account>/<kind>/<name>/<created>-<stream>.json   a stream by its name
+
+Offsets and `created` (ms) are 20 zero-padded digits, so key order is number order; a
+segment's `end` is exclusive.
+"""
+
+from __future__ import annotations
+
+FORMAT_VERSION = 1
+NAMES = "_names"
+
+
+def stream_prefix(stream_id: str) -> str:
+    return f"{stream_id}/"
+
+
+def stream_descriptor(stream_id: str) -> str:
+    return f"{stream_id}/stream.json"
+
+
+def deletion_marker(stream_id: str) -> str:
+    return f"{stream_id}/deleted.json"
+
+
+def partition_prefix(stream_id: str, partition: int) -> str:
+    return f"{stream_id}/{partition}/"
+
+
+def manifest(stream_id: str, partition: int) -> str:
+    return f"{stream_id}/{partition}/manifest.json"
+
+
+def segment_stem(stream_id: str, partition: int, base_offset: int, end_offset: int) -> str:
+    return f"{stream_id}/{partition}/{base_offset:020d}-{end_offset:020d}"
+
+
+def segment_log(stem: str) -> str:
+    return f"{stem}.seg"
+
+
+def segment_index(stem: str) -> str:
+    return f"{stem}.index"
+
+
+def segment_time_index(stem: str) -> str:
+    return f"{stem}.timeindex"
+
+
+def names_prefix(account_id: str, kind: str, name: str) -> str:
+    """Every stream that has borne this name, oldest first in key order."""
+    return f"{NAMES}/{account_id}/{kind}/{name}/"
+
+
+def name_entry(account_id: str, kind: str, name: str, created_ms: int, stream_id: str) -> str:
+    return f"{names_prefix(account_id, kind, name)}{created_ms:020d}-{stream_id}.json"
