@@ -61,6 +61,12 @@ class ControlPlane:
         with redis_boundary():
             await self.redis.ping()
 
+    async def next_writer_epoch(self) -> int:
+        """A fencing epoch for a storage node's archive writes, higher than every one
+        handed out before: a node started later fences out one started earlier."""
+        with redis_boundary():
+            return int(await self.redis.incr(redis_keys.WRITER_EPOCH))
+
     async def forget_stream(self, stream_id: str, partitions: int) -> None:
         """Drops a deleted stream's subscription state and lease epochs.
 

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 PREFIX = "tq"
 RECEIPT_KEY = f"{PREFIX}:receipt-key"
+# A counter: each storage node start takes the next value as its archive writer epoch.
+WRITER_EPOCH = f"{PREFIX}:writer-epoch"
 
 
 def queue_catalogue(account_id: str) -> str:

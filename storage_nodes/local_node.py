@@ -12,16 +12,29 @@ interface only; the same methods are the node's internal API when it runs on its
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import re
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+import orjson
+
 from control_plane.clock import Clock, SystemClock
+from storage_nodes.archive.object_store import ObjectStoreError
+from storage_nodes.archive.remote_reads import ArchiveReader
+from storage_nodes.archive.tiering import STREAM_DESCRIPTOR, Tiering, TieringStatus
 from storage_nodes.log.log_config import LogConfig
 from storage_nodes.log.partition_log import PartitionLog
-from storage_nodes.node import Record, RecordIn, StreamDropped
+from storage_nodes.node import (
+    ArchiveUnavailable,
+    DiskBudgetExceeded,
+    Record,
+    RecordIn,
+    StreamDescriptor,
+    StreamDropped,
+)
 
 log = logging.getLogger(__name__)
 
@@ -34,28 +47,89 @@ class LocalNode:
     """
 
     def __init__(
-        self, data_dir: Path, config: LogConfig | None = None, clock: Clock | None = None
+        self,
+        data_dir: Path,
+        config: LogConfig | None = None,
+        clock: Clock | None = None,
+        *,
+        tiering: Tiering | None = None,
+        archive_reader: ArchiveReader | None = None,
     ) -> None:
-        """`clock` times segment rolling; the one the control plane uses."""
+        """`clock` times segment rolling; the one the control plane uses. With `tiering`
+        (and its `archive_reader`), sealed segments go to the archive and reads below the
+        local start come back from it (storage_nodes/archive)."""
         self.streams_dir = data_dir / "streams"
         self._config = config or LogConfig()
         self._clock = clock or SystemClock()
+        self._tiering = tiering
+        self._archive_reader = archive_reader
         self._logs: dict[tuple[str, int], PartitionLog] = {}
         self._opening: dict[tuple[str, int], asyncio.Lock] = {}
         # Dropped in this process: without it, a read racing the drop would open (and
         # create) the partition again while its directory is being removed.
         self._dropped: set[str] = set()
 
+    async def start(self) -> None:
+        """Opens the partitions on disk and starts tiering them (with an archive)."""
+        if self._tiering is None:
+            return
+        if self.streams_dir.is_dir():
+            for stream_dir in sorted(self.streams_dir.iterdir()):
+                for partition_dir in sorted(stream_dir.iterdir()):
+                    if partition_dir.is_dir() and partition_dir.name.isdigit():
+                        await self._log(stream_dir.name, int(partition_dir.name))
+        self._tiering.start(lambda: self._logs)
+
+    async def create_stream(self, descriptor: StreamDescriptor) -> None:
+        _check_stream_id(descriptor.stream_id)
+        path = self.streams_dir / descriptor.stream_id / STREAM_DESCRIPTOR
+        if path.exists():
+            return
+        data = orjson.dumps({"format": 1, **dataclasses.asdict(descriptor)})
+        await asyncio.to_thread(_write_file, path, data)
+
     async def append(self, stream_id: str, partition: int, records: Sequence[RecordIn]) -> int:
         """Appends durably (per the log's policy); returns the first record's offset."""
         partition_log = await self._log(stream_id, partition)
+        tiering = self._tiering
+        if tiering is not None:
+            if tiering.over_budget:
+                raise DiskBudgetExceeded(
+                    f"the node's disk budget ({tiering.config.disk_budget_bytes} bytes) is "
+                    f"full until tiering to {tiering.url} frees space"
+                    + (f" (it is failing: {tiering.last_error})" if tiering.last_error else "")
+                )
+            tiering.local_bytes += sum(len(r.body) for r in records) + 64 * len(records)
         return await partition_log.append(records)
 
     async def read_offsets(
         self, stream_id: str, partition: int, offsets: Sequence[int]
     ) -> dict[int, Record]:
         partition_log = await self._log(stream_id, partition)
-        return await partition_log.read_offsets(offsets)
+        start = partition_log.start_offset
+        if self._archive_reader is None or min(offsets, default=start) >= start:
+            return await partition_log.read_offsets(offsets)
+        found = await partition_log.read_offsets([o for o in offsets if o >= start])
+        archived = [o for o in offsets if o < start]
+        try:
+            found |= await asyncio.to_thread(
+                self._archive_reader.read_offsets, stream_id, partition, archived
+            )
+        except ObjectStoreError as exc:
+            raise ArchiveUnavailable(
+                f"records below offset {start} are archived and the archive cannot be "
+                f"read now: {exc}"
+            ) from exc
+        return found
+
+    async def tiering_status(self, stream_id: str, partition: int) -> TieringStatus | None:
+        if self._tiering is None:
+            return None
+        partition_log = await self._log(stream_id, partition)
+        try:
+            return await self._tiering.status(stream_id, partition, partition_log)
+        except ObjectStoreError as exc:
+            raise ArchiveUnavailable(f"the archive cannot be read now: {exc}") from exc
 
     async def end_offset(self, stream_id: str, partition: int) -> int:
         """The next offset the partition will assign: every offset below it is durable."""
@@ -68,9 +142,15 @@ class LocalNode:
         self._dropped.add(stream_id)
         for key in [key for key in self._logs if key[0] == stream_id]:
             await self._logs.pop(key).close()
+        if self._tiering is not None:
+            self._tiering.stream_dropped(stream_id)
+        if self._archive_reader is not None:
+            self._archive_reader.forget(stream_id)
         await asyncio.to_thread(shutil.rmtree, self.streams_dir / stream_id, ignore_errors=True)
 
     async def close(self) -> None:
+        if self._tiering is not None:
+            await self._tiering.stop()
         logs, self._logs = self._logs, {}
         for partition_log in logs.values():
             await partition_log.close()
@@ -100,3 +180,10 @@ def _check_stream_id(stream_id: str) -> None:
     # Stream ids come from the control plane; checking keeps a bad one out of the path.
     if not _STREAM_ID.match(stream_id):
         raise ValueError(f"invalid stream id {stream_id!r}")
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)

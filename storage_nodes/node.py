@@ -6,18 +6,32 @@ cluster, on a client speaking the same operations to a node over the network. Th
 record types a gateway writes and reads are re-exported here, so this module is the
 whole vocabulary between the two.
 
-Errors: a node raises `NodeError`s; `StreamDropped` is the one a caller is expected to
-meet in normal operation (a request that raced its stream's deletion).
+Errors: a node raises `NodeError`s: `StreamDropped` (a request that raced its stream's
+deletion), `DiskBudgetExceeded` (appends refused until tiering frees local disk) and
+`ArchiveUnavailable` (a read of archived records while the object store is down).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Literal, Protocol
 
+from storage_nodes.archive.tiering import TieringStatus
 from storage_nodes.log.record import MessageAttribute, Record, RecordIn
 
-__all__ = ["MessageAttribute", "Node", "NodeError", "Record", "RecordIn", "StreamDropped"]
+__all__ = [
+    "ArchiveUnavailable",
+    "DiskBudgetExceeded",
+    "MessageAttribute",
+    "Node",
+    "NodeError",
+    "Record",
+    "RecordIn",
+    "StreamDescriptor",
+    "StreamDropped",
+    "TieringStatus",
+]
 
 
 class NodeError(Exception):
@@ -29,8 +43,32 @@ class StreamDropped(NodeError):
     never reused, so a use of one after its drop is a request that raced the deletion."""
 
 
+class DiskBudgetExceeded(NodeError):
+    """The node's local segments fill its disk budget: appends wait for tiering."""
+
+
+class ArchiveUnavailable(NodeError):
+    """Archived records were asked for while the object store cannot be reached."""
+
+
+@dataclass(frozen=True, slots=True)
+class StreamDescriptor:
+    """What a stream is, for the archive's readers (docs/formats.md, "stream.json")."""
+
+    stream_id: str
+    account_id: str
+    kind: Literal["queue", "topic"]
+    name: str
+    partitions: int
+    created_ms: int
+
+
 class Node(Protocol):
     """Partitioned logs of streams, addressed by (stream id, partition)."""
+
+    async def create_stream(self, descriptor: StreamDescriptor) -> None:
+        """Records what the stream is (idempotent); its partitions open on first use."""
+        ...
 
     async def append(self, stream_id: str, partition: int, records: Sequence[RecordIn]) -> int:
         """Appends durably (per the log's policy); returns the first record's offset."""
@@ -39,7 +77,7 @@ class Node(Protocol):
     async def read_offsets(
         self, stream_id: str, partition: int, offsets: Sequence[int]
     ) -> dict[int, Record]:
-        """The records at these offsets that the partition still holds."""
+        """The records at these offsets that the partition holds, locally or archived."""
         ...
 
     async def end_offset(self, stream_id: str, partition: int) -> int:
@@ -47,7 +85,12 @@ class Node(Protocol):
         ...
 
     async def drop_stream(self, stream_id: str) -> None:
-        """Deletes every partition of a stream; later uses of it raise StreamDropped."""
+        """Deletes every partition of a stream; later uses of it raise StreamDropped. Its
+        archive is marked deleted and removed after a grace period."""
+        ...
+
+    async def tiering_status(self, stream_id: str, partition: int) -> TieringStatus | None:
+        """What the archive holds of the partition; None where the node has no archive."""
         ...
 
     async def close(self) -> None: ...

@@ -38,7 +38,7 @@ from control_plane.access_keys import DEFAULT_ACCOUNT_ID, AccessKeys, IssuedKey
 from control_plane.clock import Clock, SystemClock
 from control_plane.secret_box import SecretBox
 from tidemq.redis_server import RedisServer, RedisServerConfig, free_port
-from tidemq.stack import build_app
+from tidemq.stack import ArchiveOptions, build_app
 
 REGION = "us-east-1"
 _T = TypeVar("_T")
@@ -142,6 +142,7 @@ def start_gateway(
     clock: Clock | None = None,
     auth_clock: Clock | None = None,
     max_message_bytes: int = 256 * 1024,
+    archive: ArchiveOptions | None = None,
 ) -> RunningGateway:
     """Starts the stack with TEST_ACCESS_KEY_ID / TEST_SECRET_ACCESS_KEY registered.
 
@@ -161,6 +162,7 @@ def start_gateway(
         clock=clock,
         auth_clock=auth_clock,
         max_message_bytes=max_message_bytes,
+        archive=archive,
     )
     config = uvicorn.Config(
         app, host="127.0.0.1", port=port, lifespan="on", log_config=None, access_log=False

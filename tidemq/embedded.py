@@ -37,7 +37,7 @@ from tidemq.credentials import Credentials, admin_credentials
 from tidemq.master_key import ensure_master_key
 from tidemq.redis_server import RedisServer, RedisServerConfig
 from tidemq.settings import Settings, SettingsError
-from tidemq.stack import build_app
+from tidemq.stack import archive_options, build_app
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +85,7 @@ def run(settings: Settings) -> None:
                 durability=settings.durability,
                 public_url=settings.public_url,
                 max_message_bytes=settings.max_message_bytes,
+                archive=archive_options(settings),
             )
             config = uvicorn.Config(
                 app,
@@ -195,6 +196,7 @@ def _banner(
             f"  account id         {DEFAULT_ACCOUNT_ID}",
             f"  data dir           {data_dir}",
             f"  redis              {redis_text}",
+            f"  archive            {settings.archive_url or data_dir / 'archive'}",
             "",
             "Use it from any AWS SDK or the AWS CLI with these variables and the endpoint:",
             f"  export AWS_ACCESS_KEY_ID={credentials.access_key_id} "

@@ -37,6 +37,24 @@ class Settings:
     durability: Durability = "fsync"
     # The largest MaximumMessageSize a queue may have: 256 KiB up to SQS's 1 MiB.
     max_message_bytes: int = 256 * 1024
+    # The archive (docs/tiering.md): s3://bucket/prefix or file:///dir; None:
+    # <data_dir>/archive. The S3 settings: None takes boto3's own defaults.
+    archive_url: str | None = None
+    s3_endpoint_url: str | None = None
+    s3_region: str | None = None
+    s3_access_key_id: str | None = None
+    s3_secret_access_key: str | None = field(default=None, repr=False)
+    # A segment is sealed (and then tiered) at this size, or this old.
+    segment_bytes: int = 128 * 1024 * 1024
+    segment_ms: int = 3_600_000
+    # Tiered segments kept on local disk per partition, by size and by age.
+    local_retention_bytes: int = 1024**3
+    local_retention_ms: int = 86_400_000
+    # All partitions' local segments; past it publishes get 503 until tiering catches up.
+    disk_budget_bytes: int | None = None
+    # A deleted queue's archive goes this long after the deletion.
+    archive_delete_grace_ms: int = 7 * 86_400_000
+    archive_cache_bytes: int = 256 * 1024 * 1024
 
     @classmethod
     def load(
@@ -87,12 +105,30 @@ def _coerce(name: str, value: Any, source: str) -> Any:
                 f"max_message_bytes must be from 1024 to 1048576 ({source}: {value!r})"
             )
         return size
+    if name in _INTEGERS:
+        low = _INTEGERS[name]
+        number = int(value) if str(value).isdigit() else -1
+        if number < low:
+            raise SettingsError(f"{name} must be a whole number >= {low} ({source}: {value!r})")
+        return number
     if name == "durability":
         if value not in get_args(Durability):
             choices = ", ".join(get_args(Durability))
             raise SettingsError(f"durability must be one of {choices} ({source}: {value!r})")
         return value
     return str(value)
+
+
+# Integer settings and their least values.
+_INTEGERS = {
+    "segment_bytes": 1024,
+    "segment_ms": 1,
+    "local_retention_bytes": 0,
+    "local_retention_ms": 0,
+    "disk_budget_bytes": 1,
+    "archive_delete_grace_ms": 0,
+    "archive_cache_bytes": 1024 * 1024,
+}
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

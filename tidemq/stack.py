@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -22,8 +23,50 @@ from gateway.auth.authenticator import Authenticator
 from gateway.auth.bearer import TokenVerifier
 from gateway.core.broker import DEFAULT_MAX_MESSAGE_BYTES, Broker
 from gateway.heap import freeze_startup_heap
+from storage_nodes.archive.manifest import Manifests
+from storage_nodes.archive.remote_reads import ArchiveReader
+from storage_nodes.archive.segment_cache import DEFAULT_MAX_BYTES, SegmentCache
+from storage_nodes.archive.stores import S3Options, open_store
+from storage_nodes.archive.tiering import DAY_MS, Tiering, TieringConfig
 from storage_nodes.local_node import LocalNode
-from storage_nodes.log.log_config import Durability, LogConfig
+from storage_nodes.log.log_config import DEFAULT_CONFIG, Durability, LogConfig
+from tidemq.settings import Settings
+
+HOUR_MS = 3600 * 1000
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveOptions:
+    """The archive and the local log's segments (docs/tiering.md has each setting)."""
+
+    url: str | None = None  # None: <data dir>/archive, a local-directory store
+    s3: S3Options = field(default_factory=S3Options)
+    segment_bytes: int = DEFAULT_CONFIG.segment_max_bytes
+    segment_ms: int = HOUR_MS
+    local_retention_bytes: int = 1 << 30
+    local_retention_ms: int = DAY_MS
+    disk_budget_bytes: int | None = None
+    delete_grace_ms: int = 7 * DAY_MS
+    cache_bytes: int = DEFAULT_MAX_BYTES
+
+
+def archive_options(settings: Settings) -> ArchiveOptions:
+    return ArchiveOptions(
+        url=settings.archive_url,
+        s3=S3Options(
+            endpoint_url=settings.s3_endpoint_url,
+            region=settings.s3_region,
+            access_key_id=settings.s3_access_key_id,
+            secret_access_key=settings.s3_secret_access_key,
+        ),
+        segment_bytes=settings.segment_bytes,
+        segment_ms=settings.segment_ms,
+        local_retention_bytes=settings.local_retention_bytes,
+        local_retention_ms=settings.local_retention_ms,
+        disk_budget_bytes=settings.disk_budget_bytes,
+        delete_grace_ms=settings.archive_delete_grace_ms,
+        cache_bytes=settings.archive_cache_bytes,
+    )
 
 
 @asynccontextmanager
@@ -33,11 +76,44 @@ async def open_broker(
     durability: Durability = "fsync",
     clock: Clock | None = None,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    archive: ArchiveOptions | None = None,
 ) -> AsyncIterator[tuple[Broker, ControlPlane]]:
     """Opens the control plane and the storage node, one clock for both, and the broker
     over them; closes them in reverse order."""
+    archive = archive or ArchiveOptions()
     control = await ControlPlane.connect(redis_url, clock)
-    storage = LocalNode(data_dir / "node", LogConfig(durability=durability), control.clock)
+    node_dir = data_dir / "node"
+    store = open_store(archive.url or str(data_dir / "archive"), archive.s3)
+    manifests = Manifests(store)
+    tiering = Tiering(
+        manifests,
+        TieringConfig(
+            writer_epoch=await control.next_writer_epoch(),
+            local_retention_bytes=archive.local_retention_bytes,
+            local_retention_ms=archive.local_retention_ms,
+            disk_budget_bytes=archive.disk_budget_bytes,
+            delete_grace_ms=archive.delete_grace_ms,
+            # Often enough that an idle segment is sealed within a second of its age.
+            check_interval_ms=min(1_000, max(archive.segment_ms // 4, 50)),
+        ),
+        control.clock,
+        node_dir,
+    )
+    log_config = LogConfig(
+        durability=durability,
+        segment_max_bytes=archive.segment_bytes,
+        segment_max_age_ms=archive.segment_ms,
+    )
+    storage = LocalNode(
+        node_dir,
+        log_config,
+        control.clock,
+        tiering=tiering,
+        archive_reader=ArchiveReader(
+            manifests, SegmentCache(store, node_dir / "archive-cache", archive.cache_bytes)
+        ),
+    )
+    await storage.start()
     broker = Broker(control, storage, max_message_bytes)
     try:
         yield broker, control
@@ -57,6 +133,7 @@ def build_app(
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     clock: Clock | None = None,
     auth_clock: Clock | None = None,
+    archive: ArchiveOptions | None = None,
 ) -> Starlette:
     """`master_key`: the key access-key secrets are sealed under (tidemq/master_key.py).
 
@@ -70,10 +147,9 @@ def build_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with open_broker(redis_url, data_dir, durability, clock, max_message_bytes) as (
-            broker,
-            control,
-        ):
+        async with open_broker(
+            redis_url, data_dir, durability, clock, max_message_bytes, archive
+        ) as (broker, control):
             app.state.broker = broker
             app.state.authenticator = Authenticator(
                 AccessKeys(control.redis, control.clock, box), request_clock

@@ -41,7 +41,7 @@ from gateway.core.queue_urls import check_queue_name
 from gateway.core.receiver import Receiver, log_ends
 from gateway.core.sender import Sender
 from gateway.core.validation import FieldNames
-from storage_nodes.node import Node, Record
+from storage_nodes.node import Node, Record, StreamDescriptor, TieringStatus
 
 PURGE_INTERVAL_MS = 60_000
 # SQS's own default; a deployment may allow queues up to SQS's maximum (1 MiB).
@@ -92,7 +92,13 @@ class Broker:
     ) -> QueueInfo:
         check_queue_name(name)
         self._check_attributes(attributes)
-        return await self._control.queues.create(account_id, name, attributes, tags)
+        queue = await self._control.queues.create(account_id, name, attributes, tags)
+        await self._storage.create_stream(
+            StreamDescriptor(
+                queue.stream_id, account_id, "queue", name, queue.partitions, queue.created_ms
+            )
+        )
+        return queue
 
     @translated
     async def get_queue(self, account_id: str, name: str) -> QueueInfo:
@@ -182,6 +188,17 @@ class Broker:
     @translated
     async def remove_permission(self, queue: QueueInfo, label: str) -> None:
         await self._control.queues.remove_permission(queue.account_id, queue.name, label)
+
+    @translated
+    async def archive_status(self, queue: QueueInfo) -> list[TieringStatus]:
+        """What the archive holds of each of the queue's partitions, beside its log; empty
+        where the node has no archive."""
+        statuses = []
+        for partition in range(queue.partitions):
+            status = await self._storage.tiering_status(queue.stream_id, partition)
+            if status is not None:
+                statuses.append(status)
+        return statuses
 
     def message_limit(self, queue: QueueInfo) -> int:
         """The most bytes a message of `queue` may have (body and attributes)."""

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar
 
 from control_plane.errors import ControlPlaneError
-from storage_nodes.node import StreamDropped
+from storage_nodes.node import NodeError, StreamDropped
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -86,10 +86,12 @@ _KIND_BY_CODE = {
 }
 
 
-def from_lower_layer(exc: ControlPlaneError | StreamDropped) -> CoreError:
+def from_lower_layer(exc: ControlPlaneError | NodeError) -> CoreError:
     """The core's form of an error of the control plane or the storage node."""
     if isinstance(exc, StreamDropped):
         return queue_does_not_exist()
+    if isinstance(exc, NodeError):  # the disk budget is full, or the archive unreachable
+        return CoreError("ServiceUnavailable", str(exc), ErrorKind.UNAVAILABLE)
     if exc.http_status >= 500:
         kind = ErrorKind.UNAVAILABLE if exc.http_status == 503 else ErrorKind.INTERNAL
     else:
@@ -106,7 +108,7 @@ def translated(
     async def run(*args: P.args, **kwargs: P.kwargs) -> T:
         try:
             return await operation(*args, **kwargs)
-        except (ControlPlaneError, StreamDropped) as exc:
+        except (ControlPlaneError, NodeError) as exc:
             raise from_lower_layer(exc) from exc
 
     return run

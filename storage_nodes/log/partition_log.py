@@ -100,6 +100,19 @@ class PartitionLog:
     def stats(self) -> LogStats:
         return self._writer.stats
 
+    @property
+    def local_bytes(self) -> int:
+        """Bytes of the segments' .log files on this disk (indexes not counted)."""
+        return sum(segment.size for segment in self._segments)
+
+    def active_age_ms(self, now_ms: int) -> int | None:
+        """How long ago the active segment's first batch was placed; None if it is empty.
+        Tiering seals a segment older than ``segment_max_age_ms`` that no append rolled."""
+        active = self._segments.active
+        if active.size == 0 or active.rolling_base_ms is None:
+            return None
+        return now_ms - active.rolling_base_ms
+
     # -- writing ------------------------------------------------------------------------
 
     async def append(self, records: Sequence[RecordIn]) -> int:
