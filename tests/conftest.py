@@ -22,7 +22,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -139,6 +139,7 @@ async def _with_access_keys(redis_url: str, action: Callable[[AccessKeys], Await
 def start_gateway(
     redis_url: str,
     data_dir: Path,
+    *,
     clock: Clock | None = None,
     auth_clock: Clock | None = None,
     max_message_bytes: int = 256 * 1024,
@@ -255,12 +256,18 @@ TidemqUp = Callable[..., TidemqProcess]
 def tidemq_up(tmp_path: Path) -> Iterator[TidemqUp]:
     started: list[TidemqProcess] = []
 
-    def start(data_dir: Path | None = None, port: int | None = None) -> TidemqProcess:
+    def start(
+        data_dir: Path | None = None,
+        port: int | None = None,
+        settings: Mapping[str, str] | None = None,
+    ) -> TidemqProcess:
+        """`settings`: more TIDEMQ_* variables for it."""
         env = {
             **os.environ,
             "TIDEMQ_PORT": str(port or free_port()),
             "TIDEMQ_DATA_DIR": str(data_dir or tmp_path / "tidemq"),
             "PYTHONUNBUFFERED": "1",
+            **(settings or {}),
         }
         process = subprocess.Popen(
             [sys.executable, "-m", "tidemq.cli", "up"],

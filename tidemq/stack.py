@@ -73,6 +73,7 @@ def archive_options(settings: Settings) -> ArchiveOptions:
 async def open_broker(
     redis_url: str,
     data_dir: Path,
+    *,
     durability: Durability = "fsync",
     clock: Clock | None = None,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
@@ -148,7 +149,12 @@ def build_app(
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with open_broker(
-            redis_url, data_dir, durability, clock, max_message_bytes, archive
+            redis_url,
+            data_dir,
+            durability=durability,
+            clock=clock,
+            max_message_bytes=max_message_bytes,
+            archive=archive,
         ) as (broker, control):
             app.state.broker = broker
             app.state.authenticator = Authenticator(

@@ -19,11 +19,11 @@ import msgspec
 
 from gateway.native import API_VERSION
 from gateway.native.common import ErrorResponse, QueueName
-from gateway.rest import messages, queues, tasks  # noqa: F401  (they register operations)
+from gateway.rest import archive, messages, queues, tasks  # noqa: F401  (they register)
 from gateway.rest.operations import OPERATIONS, Operation
 from gateway.rest.shapes.tasks import TaskHandle
 
-_TAGS = ("queues", "messages", "move-tasks")
+_TAGS = ("queues", "messages", "move-tasks", "archive")
 _REF = "#/components/schemas/{name}"
 _ERROR_REF = {"$ref": _REF.format(name="ErrorResponse")}
 _PATH_PARAMETER_TYPES: dict[str, Any] = {"name": QueueName, "handle": TaskHandle}

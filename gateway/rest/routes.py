@@ -11,7 +11,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from gateway.rest import messages, queues, tasks  # noqa: F401  (they register operations)
+from gateway.rest import archive, messages, queues, tasks  # noqa: F401  (they register)
 from gateway.rest.docs_page import render
 from gateway.rest.endpoint import JSON, endpoint, error_response
 from gateway.rest.errors import NotFound, RestError

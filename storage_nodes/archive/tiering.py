@@ -67,6 +67,7 @@ class TieringStatus:
     """What the archive holds of one partition, beside the local log."""
 
     archive_url: str
+    partition: int
     segments: tuple[SegmentEntry, ...]
     archive_start_offset: int
     archive_end_offset: int  # one past the last archived offset
@@ -287,6 +288,7 @@ class Tiering:
         newest = [s.max_timestamp_ms for s in manifest.segments if s.max_timestamp_ms]
         return TieringStatus(
             archive_url=self.url,
+            partition=partition,
             segments=manifest.segments,
             archive_start_offset=manifest.start_offset,
             archive_end_offset=manifest.end_offset,

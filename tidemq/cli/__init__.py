@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from gateway.rest import openapi
 from gateway.ws import asyncapi
 from tidemq import __version__
 from tidemq.bench import cli as bench_cli
+from tidemq.cli import archive as archive_cli
 from tidemq.cli import keys as keys_cli
 from tidemq.embedded import LaunchError, run
 from tidemq.redis_server import RedisServerError
@@ -24,18 +26,23 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.INFO if args.command == "up" else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    if args.command == "up":
-        return _up(args)
-    if args.command == "keys":
-        return keys_cli.run(args)
-    if args.command == "openapi":
-        return _write_document(args.output, openapi.document_bytes(), "OpenAPI", "openapi")
-    if args.command == "asyncapi":
-        return _write_document(args.output, asyncapi.document_bytes(), "AsyncAPI", "asyncapi")
-    if args.command == "bench":
-        return bench_cli.run(args)
-    parser.print_help()
-    return 2
+    commands: dict[str, Callable[[argparse.Namespace], int]] = {
+        "up": _up,
+        "keys": keys_cli.run,
+        "archive": archive_cli.run,
+        "bench": bench_cli.run,
+        "openapi": lambda a: _write_document(
+            a.output, openapi.document_bytes(), "OpenAPI", "openapi"
+        ),
+        "asyncapi": lambda a: _write_document(
+            a.output, asyncapi.document_bytes(), "AsyncAPI", "asyncapi"
+        ),
+    }
+    command = commands.get(args.command)
+    if command is None:
+        parser.print_help()
+        return 2
+    return command(args)
 
 
 def _up(args: argparse.Namespace) -> int:
@@ -93,6 +100,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     up.add_argument("--config", type=Path, help="a TOML settings file (TIDEMQ_CONFIG)")
     keys_cli.add_parser(commands)
+    archive_cli.add_parser(commands)
     _add_bench_parser(commands)
     for command, kind, served_at in (
         ("openapi", "OpenAPI 3.1 document of the REST API", "/openapi.json"),

@@ -26,6 +26,7 @@ ROUTES = {
     ("PUT", "/v1/queues/{name}/tags"),
     ("DELETE", "/v1/queues/{name}/tags"),
     ("GET", "/v1/queues/{name}/dead-letter-sources"),
+    ("GET", "/v1/queues/{name}/archive"),
     ("POST", "/v1/queues/{name}/messages"),
     ("POST", "/v1/queues/{name}/messages/batch"),
     ("POST", "/v1/queues/{name}/messages/receive"),
