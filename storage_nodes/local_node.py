@@ -12,6 +12,7 @@ interface only; the same methods are the node's internal API when it runs on its
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import re
@@ -25,13 +26,16 @@ from control_plane.clock import Clock, SystemClock
 from storage_nodes.archive.object_store import ObjectStoreError
 from storage_nodes.archive.remote_reads import ArchiveReader
 from storage_nodes.archive.tiering import STREAM_DESCRIPTOR, Tiering, TieringStatus
+from storage_nodes.log.errors import LogClosedError, LogStorageError
 from storage_nodes.log.log_config import LogConfig
 from storage_nodes.log.partition_log import PartitionLog
 from storage_nodes.node import (
     ArchiveUnavailable,
     DiskBudgetExceeded,
+    NodeError,
     Record,
     RecordIn,
+    StorageUnavailable,
     StreamDescriptor,
     StreamDropped,
 )
@@ -39,6 +43,8 @@ from storage_nodes.node import (
 log = logging.getLogger(__name__)
 
 _STREAM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
+# After a failed write, the node counts as ready again once this much disk is free.
+_FREE_BYTES_TO_RECOVER = 16 * 1024 * 1024
 
 
 class LocalNode:
@@ -63,6 +69,7 @@ class LocalNode:
         self._clock = clock or SystemClock()
         self._tiering = tiering
         self._archive_reader = archive_reader
+        self._write_failure: str | None = None  # the last append's disk error, until one works
         self._logs: dict[tuple[str, int], PartitionLog] = {}
         self._opening: dict[tuple[str, int], asyncio.Lock] = {}
         # Dropped in this process: without it, a read racing the drop would open (and
@@ -100,16 +107,55 @@ class LocalNode:
                     + (f" (it is failing: {tiering.last_error})" if tiering.last_error else "")
                 )
             tiering.local_bytes += sum(len(r.body) for r in records) + 64 * len(records)
-        return await partition_log.append(records)
+        try:
+            offset = await partition_log.append(records)
+        except (LogStorageError, LogClosedError) as exc:
+            raise await self._failed(stream_id, partition, partition_log, exc) from exc
+        self._write_failure = None
+        return offset
+
+    async def _failed(
+        self,
+        stream_id: str,
+        partition: int,
+        partition_log: PartitionLog,
+        exc: LogStorageError | LogClosedError,
+    ) -> NodeError:
+        """A log whose write failed refuses every later one (partition_log.py): it is
+        closed here, and the next request opens it again, recovering its tail, so that
+        appends work again as soon as the disk does."""
+        if self._logs.get((stream_id, partition)) is partition_log:
+            del self._logs[(stream_id, partition)]
+            with contextlib.suppress(Exception):
+                await partition_log.close()
+        if stream_id in self._dropped:  # closed by the stream's deletion, not by the disk
+            return StreamDropped(f"stream {stream_id} was dropped")
+        if isinstance(exc, LogStorageError):
+            self._write_failure = str(exc.__cause__ or exc)
+        return StorageUnavailable(
+            f"the storage node cannot write to its disk ({exc.__cause__ or exc}); try again later"
+        )
+
+    def problem(self) -> str | None:
+        if self._write_failure is None:
+            return None
+        free_bytes = shutil.disk_usage(self.streams_dir.parent).free
+        if free_bytes >= _FREE_BYTES_TO_RECOVER:
+            self._write_failure = None
+            return None
+        return f"the last write failed ({self._write_failure}); {free_bytes} bytes free"
 
     async def read_offsets(
         self, stream_id: str, partition: int, offsets: Sequence[int]
     ) -> dict[int, Record]:
         partition_log = await self._log(stream_id, partition)
         start = partition_log.start_offset
-        if self._archive_reader is None or min(offsets, default=start) >= start:
-            return await partition_log.read_offsets(offsets)
-        found = await partition_log.read_offsets([o for o in offsets if o >= start])
+        try:
+            if self._archive_reader is None or min(offsets, default=start) >= start:
+                return await partition_log.read_offsets(offsets)
+            found = await partition_log.read_offsets([o for o in offsets if o >= start])
+        except (LogStorageError, LogClosedError) as exc:
+            raise StorageUnavailable(f"the storage node cannot read its disk: {exc}") from exc
         archived = [o for o in offsets if o < start]
         try:
             found |= await asyncio.to_thread(
@@ -169,7 +215,14 @@ class LocalNode:
                 raise StreamDropped(f"stream {stream_id} was dropped")
             if found is None:
                 directory = self.streams_dir / stream_id / str(partition)
-                found = await PartitionLog.open(directory, self._config, self._clock.now_ms)
+                try:
+                    found = await PartitionLog.open(directory, self._config, self._clock.now_ms)
+                except LogStorageError as exc:
+                    self._write_failure = str(exc.__cause__ or exc)
+                    raise StorageUnavailable(
+                        f"the storage node cannot open {directory}: {exc.__cause__ or exc}; "
+                        "try again later"
+                    ) from exc
                 self._logs[key] = found
                 log.debug("opened partition log %s", directory)
         self._opening.pop(key, None)

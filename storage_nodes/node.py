@@ -7,8 +7,9 @@ record types a gateway writes and reads are re-exported here, so this module is 
 whole vocabulary between the two.
 
 Errors: a node raises `NodeError`s: `StreamDropped` (a request that raced its stream's
-deletion), `DiskBudgetExceeded` (appends refused until tiering frees local disk) and
-`ArchiveUnavailable` (a read of archived records while the object store is down).
+deletion), `StorageUnavailable` (its disk failed: full, say), `DiskBudgetExceeded`
+(appends refused until tiering frees local disk) and `ArchiveUnavailable` (a read of
+archived records while the object store is down).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ __all__ = [
     "NodeError",
     "Record",
     "RecordIn",
+    "StorageUnavailable",
     "StreamDescriptor",
     "StreamDropped",
     "TieringStatus",
@@ -41,6 +43,10 @@ class NodeError(Exception):
 class StreamDropped(NodeError):
     """The stream was dropped (its queue deleted): it is not opened again. Stream ids are
     never reused, so a use of one after its drop is a request that raced the deletion."""
+
+
+class StorageUnavailable(NodeError):
+    """The node's disk failed a write or a read (full, say): worth trying again later."""
 
 
 class DiskBudgetExceeded(NodeError):
@@ -91,6 +97,11 @@ class Node(Protocol):
 
     async def tiering_status(self, stream_id: str, partition: int) -> TieringStatus | None:
         """What the archive holds of the partition; None where the node has no archive."""
+        ...
+
+    def problem(self) -> str | None:
+        """Why the node cannot take writes now (its disk failed and is still full), for
+        readiness checks; None when it can."""
         ...
 
     async def close(self) -> None: ...

@@ -77,8 +77,12 @@ class Broker:
 
     @translated
     async def ping(self) -> None:
-        """Returns once the control plane answers (readiness)."""
+        """Returns once the control plane answers and the storage node can take writes
+        (readiness); ServiceUnavailable otherwise."""
         await self._control.ping()
+        problem = self._storage.problem()
+        if problem is not None:
+            raise CoreError("ServiceUnavailable", problem, ErrorKind.UNAVAILABLE)
 
     # -- queues -------------------------------------------------------------------------
 
