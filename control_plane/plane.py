@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 
 from control_plane import redis_keys
 from control_plane.clock import Clock, SystemClock
@@ -16,6 +16,11 @@ from control_plane.queues import QueueStore
 from control_plane.receipts import ReceiptSigner, new_signing_key
 from control_plane.redis_values import as_bytes
 from control_plane.wakeups import WakeUps
+
+# Connections to Redis per process. Redis serves commands one at a time, so more would
+# only queue there instead of here; each is held for one round trip.
+MAX_CONNECTIONS = 64
+POOL_WAIT_S = 10.0
 
 
 class ControlPlane:
@@ -42,7 +47,20 @@ class ControlPlane:
         # arrives just after the write, and the cancelled task carries on (a long poll
         # being stopped keeps polling). Connecting stays bounded; TCP keepalive finds a
         # dead Redis.
-        redis = Redis.from_url(redis_url, socket_timeout=None, socket_connect_timeout=5)
+        #
+        # A blocking pool: past MAX_CONNECTIONS a command waits (up to POOL_WAIT_S) for a
+        # connection to come back instead of failing at once, so a burst of requests is
+        # absorbed rather than answered 503. A long poll holds none while it waits: it
+        # waits on in-process wake-ups (wakeups.py), and each command returns its
+        # connection when it is answered.
+        pool = BlockingConnectionPool.from_url(
+            redis_url,
+            max_connections=MAX_CONNECTIONS,
+            timeout=POOL_WAIT_S,
+            socket_timeout=None,
+            socket_connect_timeout=5,
+        )
+        redis = Redis.from_pool(pool)
         try:
             with redis_boundary():
                 await redis.set(redis_keys.RECEIPT_KEY, new_signing_key(), nx=True)
