@@ -36,6 +36,7 @@ from tidemq.admin_key import register_admin_key
 from tidemq.credentials import Credentials, admin_credentials
 from tidemq.master_key import ensure_master_key
 from tidemq.redis_server import RedisServer, RedisServerConfig
+from tidemq.redis_supervisor import RedisSupervisor
 from tidemq.settings import Settings, SettingsError
 from tidemq.stack import archive_options, build_app
 
@@ -66,11 +67,20 @@ def run(settings: Settings) -> None:
             raise SettingsError(str(exc)) from exc
         master_key = ensure_master_key(settings.master_key, data_dir)
         redis = None
+        supervisor = None
+        server: _Server | None = None
         redis_url = settings.redis_url
         if redis_url is None:
             redis = RedisServer(RedisServerConfig(data_dir / "redis"))
             redis.start()
             redis_url = redis.url
+
+            def give_up(reason: str) -> None:
+                if server is not None:
+                    server.should_exit = True
+
+            supervisor = RedisSupervisor(redis, give_up)
+            supervisor.start()
         try:
             if stopping():
                 return
@@ -101,10 +111,17 @@ def run(settings: Settings) -> None:
             )
             banner = _banner(settings, data_dir, credentials, redis, redis_url)
             sys.setswitchinterval(_GIL_SWITCH_INTERVAL_S)  # process-wide: set here, once
-            _Server(config, on_started=lambda: _print_banner(banner)).run()
+            server = _Server(config, on_started=lambda: _print_banner(banner))
+            server.run()
         finally:
+            if supervisor is not None:
+                supervisor.stopping()
             if redis is not None:
                 redis.stop()
+            if supervisor is not None:
+                supervisor.stop()
+        if supervisor is not None and supervisor.failure is not None:
+            raise LaunchError(supervisor.failure + "; start TideMQ again once that is fixed")
     log.info("TideMQ stopped")
 
 

@@ -111,6 +111,22 @@ class RedisServer:
             + _tail(data_dir / "redis.log")
         )
 
+    def exit_code(self) -> int | None:
+        """The child's exit status if it has exited (and is reaped: never a zombie); -1
+        if none runs (stopped, or a start that gave up); None while it runs."""
+        return -1 if self._process is None else self._process.poll()
+
+    def restart(self) -> None:
+        """Starts the server again on the same port, from its AOF, after it died."""
+        data_dir = self.config.data_dir.resolve()
+        self._process = self._spawn(data_dir)
+        if not self._wait_until_ready(data_dir):
+            raise RedisServerError(
+                f"redis-server did not restart; its log {data_dir / 'redis.log'} ends with:\n"
+                + _tail(data_dir / "redis.log")
+            )
+        log.warning("redis restarted from its append-only file (pid %d)", self._process.pid)
+
     def stop(self) -> None:
         """SIGTERM (Redis flushes its AOF and exits), SIGKILL if it does not within 10 s."""
         process, self._process = self._process, None
