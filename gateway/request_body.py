@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 
 class BodyTooLarge(Exception):
     pass
+
+
+class ClientGone(Exception):
+    """The client closed the connection (or was closed for sending too slowly) before its
+    request's body arrived whole: there is no one to answer."""
 
 
 async def read_body(request: Request, max_bytes: int) -> bytes:
@@ -15,9 +20,12 @@ async def read_body(request: Request, max_bytes: int) -> bytes:
         raise BodyTooLarge(f"The request body is larger than {max_bytes} bytes.")
     chunks = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > max_bytes:
-            raise BodyTooLarge(f"The request body is larger than {max_bytes} bytes.")
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > max_bytes:
+                raise BodyTooLarge(f"The request body is larger than {max_bytes} bytes.")
+            chunks.append(chunk)
+    except ClientDisconnect as exc:
+        raise ClientGone from exc
     return b"".join(chunks)

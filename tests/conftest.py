@@ -215,15 +215,24 @@ def account_sqs(gateway: RunningGateway) -> AccountSqs:
 
 @dataclass
 class TidemqProcess:
-    """A `tidemq up` child process, started and checked the way a user would."""
+    """A `tidemq up` child process, started and checked the way a user would.
+
+    Its output is read all the time by a thread into `output` (a server whose pipe
+    nobody reads blocks on its next log line once the pipe is full)."""
 
     process: subprocess.Popen[str]
     banner: dict[str, str] = field(default_factory=dict)
     output: list[str] = field(default_factory=list)
+    _reader: threading.Thread | None = None
 
     @property
     def endpoint(self) -> str:
         return self.banner["endpoint"]
+
+    @property
+    def text(self) -> str:
+        """Everything it printed so far."""
+        return "".join(self.output)
 
     def sqs_client(self) -> Any:
         return sqs_client(
@@ -237,16 +246,30 @@ class TidemqProcess:
         assert match, self.banner["redis"]
         return int(match.group(1))
 
+    def read_on(self) -> None:
+        """Reads the rest of its output in a thread, until it exits."""
+        stdout = self.process.stdout
+        assert stdout is not None
+        self._reader = threading.Thread(
+            target=lambda: self.output.extend(iter(stdout.readline, "")), daemon=True
+        )
+        self._reader.start()
+
+    def wait(self, timeout_s: float = 30) -> int:
+        """Its exit code once it has exited; the output is then all in `output`."""
+        try:
+            self.process.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        if self._reader is not None:
+            self._reader.join(timeout=10)
+        return self.process.returncode
+
     def stop(self, sig: int = signal.SIGTERM) -> int:
         """Sends `sig` and returns the exit code; the output is kept in `output`."""
         self.process.send_signal(sig)
-        try:
-            out, _ = self.process.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            out, _ = self.process.communicate()
-        self.output.append(out)
-        return self.process.returncode
+        return self.wait()
 
 
 TidemqUp = Callable[..., TidemqProcess]
@@ -283,6 +306,7 @@ def tidemq_up(tmp_path: Path) -> Iterator[TidemqUp]:
         except RuntimeError:
             _reap(child)
             raise
+        child.read_on()
         return child
 
     yield start
@@ -291,12 +315,12 @@ def tidemq_up(tmp_path: Path) -> Iterator[TidemqUp]:
 
 
 def _reap(child: TidemqProcess) -> None:
-    """Kills the child if it still runs, and closes its pipe."""
+    """Kills the child if it still runs, and closes its pipe once all of it was read."""
     if child.process.poll() is None:
         child.process.kill()
+    child.wait()
     if child.process.stdout is not None and not child.process.stdout.closed:
         child.process.stdout.close()
-    child.process.wait()
 
 
 def _read_banner(child: TidemqProcess, timeout_s: float) -> dict[str, str]:

@@ -34,6 +34,7 @@ from control_plane.errors import ControlPlaneError
 from gateway.ws.endpoint import MAX_FRAME_BYTES
 from tidemq.admin_key import register_admin_key
 from tidemq.credentials import Credentials, admin_credentials
+from tidemq.http_protocol import with_read_timeout
 from tidemq.master_key import ensure_master_key
 from tidemq.redis_server import RedisServer, RedisServerConfig
 from tidemq.redis_supervisor import RedisSupervisor
@@ -102,7 +103,8 @@ def run(settings: Settings) -> None:
                 host=settings.host,
                 port=settings.port,
                 loop="uvloop",
-                http="httptools",
+                http=with_read_timeout(settings.request_read_timeout_s),
+                limit_concurrency=settings.max_connections,
                 ws_max_size=MAX_FRAME_BYTES,
                 lifespan="on",
                 log_config=None,

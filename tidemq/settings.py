@@ -55,6 +55,10 @@ class Settings:
     # A deleted queue's archive goes this long after the deletion.
     archive_delete_grace_ms: int = 7 * 86_400_000
     archive_cache_bytes: int = 256 * 1024 * 1024
+    # A request (headers and body) must arrive whole within this many seconds.
+    request_read_timeout_s: int = 30
+    # Open connections; past it new ones are answered 503 (each long poll holds one).
+    max_connections: int = 10_000
 
     @classmethod
     def load(
@@ -128,6 +132,8 @@ _INTEGERS = {
     "disk_budget_bytes": 1,
     "archive_delete_grace_ms": 0,
     "archive_cache_bytes": 1024 * 1024,
+    "request_read_timeout_s": 1,
+    "max_connections": 1,
 }
 
 

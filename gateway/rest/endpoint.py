@@ -22,7 +22,7 @@ from gateway.base_url import base_url
 from gateway.core.broker import Broker
 from gateway.core.errors import CoreError
 from gateway.message_ids import new_request_id
-from gateway.request_body import BodyTooLarge, read_body
+from gateway.request_body import BodyTooLarge, ClientGone, read_body
 from gateway.rest import codec
 from gateway.rest.auth import CHALLENGE, authenticate_rest
 from gateway.rest.context import RestContext
@@ -42,6 +42,9 @@ def endpoint(op: Operation) -> Callable[[Request], Awaitable[Response]]:
         request_id = new_request_id()
         try:
             result = await _run(op, request)
+        except ClientGone:
+            log.debug("request %s: the client left before its body arrived", request_id)
+            return Response(status_code=400)
         except RestError as exc:
             return error_response(exc, request_id)
         except CoreError as exc:

@@ -27,7 +27,7 @@ from gateway.base_url import base_url
 from gateway.core.broker import Broker
 from gateway.core.errors import CoreError
 from gateway.message_ids import new_request_id
-from gateway.request_body import BodyTooLarge, read_body
+from gateway.request_body import BodyTooLarge, ClientGone, read_body
 from gateway.sqs import query_protocol
 from gateway.sqs.actions import ACTIONS, SqsContext
 from gateway.sqs.errors import SqsError, from_core
@@ -56,6 +56,9 @@ async def sqs_endpoint(request: Request) -> Response:
         if handler is None:
             raise SqsError("InvalidAction", f"The action {action} is not valid for this endpoint.")
         result = await handler(_context(request, principal.account_id, action), params)
+    except ClientGone:
+        log.debug("request %s: the client left before its body arrived", request_id)
+        return Response(status_code=400)
     except SqsError as exc:
         return _error(exc, request_id, query)
     except (CoreError, AuthError) as exc:

@@ -113,8 +113,8 @@ def test_redis_dying_again_and_again_stops_tidemq_with_a_clear_message(
         if server.process.poll() is not None:
             break
         _kill_and_wait_for_restart(data_dir, server)
-    code = server.process.wait(timeout=30)
-    out = server.process.stdout.read() if server.process.stdout else ""
+    code = server.wait()
+    out = server.text
     assert code == 2
     assert "the embedded Redis died 6 times within 60 s" in out
     assert "start TideMQ again once that is fixed" in out
