@@ -110,7 +110,7 @@ class S3Store:
         list_page_size: int = MAX_LIST_PAGE_SIZE,
         connect_timeout_s: float = 3.0,
         # S3 answers a PutObject or CompleteMultipartUpload once it has stored the bytes.
-        read_timeout_s: float = 10.0,
+        read_timeout_s: float = 5.0,
     ) -> None:
         if part_size_bytes < MIN_PART_SIZE_BYTES:
             raise ValueError(f"part_size_bytes {part_size_bytes}: S3 needs at least 5 MiB")
