@@ -3,6 +3,10 @@
 - `redis_server`: one redis-server (or the bundled Valkey) for the whole run, AOF on;
   `redis_url` gives each test an empty database on it.
 - `s3_endpoint`: moto's S3 server, in-process on its own port, for the whole run.
+- `s3_server`: moto's S3 server as a child process (`python -m moto.server`) on its own
+  port, for the whole run: what the archive's tests talk to, over real HTTP, so nothing
+  of the server shares the tests' interpreter. `make_s3_server` starts more, each
+  stopped with its test (or earlier by the test, to see a store go away).
 - `gateway`: the full gateway stack (control plane + storage node + Starlette app) under
   a real uvicorn on a free port, with a fresh data directory per test, and the access key
   TEST_ACCESS_KEY_ID / TEST_SECRET_ACCESS_KEY registered for the default account.
@@ -15,6 +19,7 @@
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import os
 import re
 import signal
@@ -22,6 +27,8 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,6 +81,88 @@ def s3_endpoint() -> Iterator[str]:
     server.start()
     yield f"http://127.0.0.1:{port}"
     server.stop()
+
+
+@dataclass
+class MotoProcess:
+    """moto's S3 server in a child process; `endpoint_url` is `http://127.0.0.1:<port>`."""
+
+    endpoint_url: str
+    process: subprocess.Popen[bytes]
+    log_path: Path
+
+    def stop(self) -> None:
+        """Stops the server (SIGTERM, then SIGKILL) and waits for it; idempotent."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def start_moto_server(log_path: Path, timeout_s: float = 30.0) -> MotoProcess:
+    """Starts `python -m moto.server` on a free loopback port; returns once it answers."""
+    port = free_port()
+    with log_path.open("wb") as log_file:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            preexec_fn=_die_with_parent,  # noqa: PLW1509 - only a prctl call
+        )
+    server = MotoProcess(f"http://127.0.0.1:{port}", process, log_path)
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(
+                f"moto server exited with {process.returncode}:\n{log_path.read_text()}"
+            )
+        try:
+            with urllib.request.urlopen(f"{server.endpoint_url}/moto-api/data.json", timeout=1):
+                return server
+        except OSError as exc:  # not listening yet (HTTPError, too, is an OSError)
+            if isinstance(exc, urllib.error.HTTPError):
+                exc.close()
+            if time.monotonic() > deadline:
+                server.stop()
+                raise RuntimeError(f"moto server did not answer in {timeout_s} s") from exc
+            time.sleep(0.05)
+
+
+def _die_with_parent() -> None:
+    """In the child: be sent SIGTERM when pytest dies, so no server outlives a killed run."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    except OSError:
+        return  # not glibc Linux: the fixtures' own teardown still stops the server
+    libc.prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
+
+
+@pytest.fixture(scope="session")
+def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MotoProcess]:
+    server = start_moto_server(tmp_path_factory.mktemp("moto") / "moto.log")
+    yield server
+    server.stop()
+
+
+MakeS3Server = Callable[[], MotoProcess]
+
+
+@pytest.fixture
+def make_s3_server(tmp_path: Path) -> Iterator[MakeS3Server]:
+    """`make_s3_server()`: a moto server of the test's own, which the test may stop."""
+    started: list[MotoProcess] = []
+
+    def start() -> MotoProcess:
+        server = start_moto_server(tmp_path / f"moto-{len(started)}.log")
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
 
 
 @dataclass

@@ -3,25 +3,16 @@ is a directory too)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from storage_nodes.archive.local_store import LocalDirStore
 from storage_nodes.archive.object_store import ObjectStore, ObjectStoreError
 
+# Re-exported: callers configure a store and open it from this one module.
+from storage_nodes.archive.s3_options import S3Options
 
-@dataclass(frozen=True, slots=True)
-class S3Options:
-    """How to reach an S3-compatible store. None: boto3's own default (its environment
-    variables, config files, instance role)."""
-
-    endpoint_url: str | None = None  # e.g. http://127.0.0.1:9000 for MinIO
-    region: str | None = None
-    access_key_id: str | None = None
-    secret_access_key: str | None = field(default=None, repr=False)
-    # Path-style addressing (http://host/bucket/key), which MinIO, Ceph and moto need.
-    path_style: bool = True
+__all__ = ["S3Options", "open_store"]
 
 
 def open_store(url: str, s3: S3Options | None = None) -> ObjectStore:
@@ -29,7 +20,8 @@ def open_store(url: str, s3: S3Options | None = None) -> ObjectStore:
     if parts.scheme == "s3":
         if not parts.netloc:
             raise ObjectStoreError(f"{url}: an S3 URL names a bucket: s3://bucket/prefix")
-        from storage_nodes.archive.s3_store import S3Store  # boto3 only where it is used
+        # boto3 (slow to import) only where it is used.
+        from storage_nodes.archive.s3_store import S3Store  # noqa: PLC0415
 
         return S3Store(parts.netloc, parts.path.strip("/"), s3 or S3Options())
     if parts.scheme == "file":
