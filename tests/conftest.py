@@ -172,6 +172,7 @@ class RunningGateway:
     redis_url: str
     server: uvicorn.Server
     thread: threading.Thread
+    archive: ArchiveOptions | None = None  # as given to start_gateway
 
     def sqs_client(self, **config: Any) -> Any:
         return sqs_client(self.url, **config)
@@ -265,7 +266,7 @@ def start_gateway(
         if not thread.is_alive() or time.monotonic() > deadline:
             raise RuntimeError("gateway did not start")
         time.sleep(0.01)
-    return RunningGateway(f"http://127.0.0.1:{port}", data_dir, redis_url, server, thread)
+    return RunningGateway(f"http://127.0.0.1:{port}", data_dir, redis_url, server, thread, archive)
 
 
 @pytest.fixture

@@ -4,6 +4,9 @@ object store failing and coming back; the disk budget; a deleted queue's grace p
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import signal
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -14,7 +17,10 @@ import pytest
 from storage_nodes.archive import layout
 from storage_nodes.archive.local_store import LocalDirStore
 from storage_nodes.archive.manifest import Manifest, Manifests
-from tests.conftest import RunningGateway, start_gateway
+from storage_nodes.archive.object_store import ObjectStore
+from storage_nodes.archive.stores import open_store
+from tests.conftest import MakeS3Server, MotoProcess, RunningGateway, start_gateway
+from tests.storage_nodes.archive.conftest import moto_options, raw_client
 from tidemq.stack import ArchiveOptions
 
 # Small segments, sealed within a fifth of a second, and nothing kept locally once tiered.
@@ -23,11 +29,28 @@ TIER_FAST = ArchiveOptions(
 )
 
 
-@pytest.fixture
-def tiered(redis_url: str, tmp_path: Path) -> Iterator[RunningGateway]:
-    running = start_gateway(redis_url, tmp_path / "data", archive=TIER_FAST)
+def _on_s3(options: ArchiveOptions, server: MotoProcess, bucket: str) -> ArchiveOptions:
+    raw_client(moto_options(server)).create_bucket(Bucket=bucket)
+    return dataclasses.replace(options, url=f"s3://{bucket}/tidemq", s3=moto_options(server))
+
+
+@pytest.fixture(params=["local", "s3"])
+def tiered(
+    request: pytest.FixtureRequest, redis_url: str, tmp_path: Path
+) -> Iterator[RunningGateway]:
+    """A gateway tiering fast, to a local directory or to moto's S3 in its own process."""
+    options = TIER_FAST
+    if request.param == "s3":
+        server: MotoProcess = request.getfixturevalue("s3_server")
+        options = _on_s3(options, server, f"tiered-{os.urandom(6).hex()}")
+    running = start_gateway(redis_url, tmp_path / "data", archive=options)
     yield running
     running.stop()
+
+
+def _store(gateway: RunningGateway) -> ObjectStore:
+    options = gateway.archive or ArchiveOptions()
+    return open_store(options.url or str(gateway.data_dir / "archive"), options.s3)
 
 
 def _wait_for(condition: Callable[[], bool], what: str, timeout_s: float = 15) -> None:
@@ -44,7 +67,7 @@ def _stream_dir(gateway: RunningGateway) -> Path:
 
 
 def _manifest(gateway: RunningGateway) -> Manifest | None:
-    manifests = Manifests(LocalDirStore(gateway.data_dir / "archive"))
+    manifests = Manifests(_store(gateway))
     manifest, _ = manifests.read(_stream_dir(gateway).name, 0)
     return manifest
 
@@ -153,7 +176,7 @@ def test_dead_letters_move_back_from_the_archive(tiered: RunningGateway) -> None
     _receive_all(sqs, source, 30)
     assert "Messages" not in sqs.receive_message(QueueUrl=source, WaitTimeSeconds=1)
     stream_dirs = sorted((tiered.data_dir / "node" / "streams").iterdir())
-    manifests = Manifests(LocalDirStore(tiered.data_dir / "archive"))
+    manifests = Manifests(_store(tiered))
 
     def all_tiered() -> bool:
         ends = [manifests.read(d.name, 0)[0] for d in stream_dirs if d.is_dir()]
@@ -173,9 +196,7 @@ def test_an_idle_segment_is_sealed_and_tiered_by_its_age(tiered: RunningGateway)
     url = sqs.create_queue(QueueName="quiet")["QueueUrl"]
     sqs.send_message(QueueUrl=url, MessageBody="alone")
     _wait_for(_tiered_all(tiered, 1), "the one message tiered without another append")
-    descriptor = LocalDirStore(tiered.data_dir / "archive").get_bytes(
-        layout.stream_descriptor(_stream_dir(tiered).name)
-    )
+    descriptor = _store(tiered).get_bytes(layout.stream_descriptor(_stream_dir(tiered).name))
     assert b'"name":"quiet"' in descriptor
 
 
@@ -207,6 +228,34 @@ def test_a_failing_store_loses_nothing_and_tiering_resumes(redis_url: str, tmp_p
         _wait_for(caught_up, "tiering to resume on its own", timeout_s=60)
         _wait_for(lambda: len(_local_logs(gateway)) == 1, "local copies dropped")
         _check_same(sent, _receive_all(sqs, url, 100))
+    finally:
+        gateway.stop()
+
+
+@pytest.mark.slow
+def test_an_s3_store_stopped_during_tiering_loses_nothing(
+    redis_url: str, tmp_path: Path, make_s3_server: MakeS3Server
+) -> None:
+    """moto's process is frozen (SIGSTOP): connections hang, as with a store gone away,
+    and its data stays for when it is let go again (SIGCONT)."""
+    server = make_s3_server()
+    options = _on_s3(TIER_FAST, server, "outage")
+    gateway = start_gateway(redis_url, tmp_path / "data", archive=options)
+    try:
+        sqs = gateway.sqs_client()
+        url = sqs.create_queue(QueueName="orders")["QueueUrl"]
+        first = _send(sqs, url, 30)
+        _wait_for(_tiered_all(gateway, 30), "the first messages tiered")
+        os.kill(server.process.pid, signal.SIGSTOP)
+        try:
+            more = _send(sqs, url, 70)
+            time.sleep(2)
+            assert len(_local_logs(gateway)) > 3, "local segments are kept while S3 is away"
+        finally:
+            os.kill(server.process.pid, signal.SIGCONT)
+        _wait_for(_tiered_all(gateway, 100), "tiering to resume on its own", timeout_s=90)
+        _wait_for(lambda: len(_local_logs(gateway)) == 1, "local copies dropped")
+        _check_same({**first, **more}, _receive_all(sqs, url, 100))
     finally:
         gateway.stop()
 
