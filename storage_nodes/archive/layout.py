@@ -16,6 +16,9 @@ segment's `end` is exclusive.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 FORMAT_VERSION = 1
 NAMES = "_names"
 
@@ -63,3 +66,14 @@ def names_prefix(account_id: str, kind: str, name: str) -> str:
 
 def name_entry(account_id: str, kind: str, name: str, created_ms: int, stream_id: str) -> str:
     return f"{names_prefix(account_id, kind, name)}{created_ms:020d}-{stream_id}.json"
+
+
+def name_entry_of(descriptor: Mapping[str, Any]) -> str:
+    """The name entry of a stream, from its `stream.json` (docs/formats.md)."""
+    return name_entry(
+        descriptor["account_id"],
+        descriptor["kind"],
+        descriptor["name"],
+        descriptor["created_ms"],
+        descriptor["stream_id"],
+    )

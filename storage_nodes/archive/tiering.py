@@ -206,16 +206,7 @@ class Tiering:
             return
         descriptor = orjson.loads(data)
         self._store.put_bytes(layout.stream_descriptor(stream_id), data)
-        self._store.put_bytes(
-            layout.name_entry(
-                descriptor["account_id"],
-                descriptor["kind"],
-                descriptor["name"],
-                descriptor["created_ms"],
-                stream_id,
-            ),
-            data,
-        )
+        self._store.put_bytes(layout.name_entry_of(descriptor), data)
         self._described.add(stream_id)
 
     def _upload_segment(self, stream_id: str, partition: int, segment: SegmentInfo) -> Manifest:
@@ -339,15 +330,7 @@ class Tiering:
             if info.key != marker:
                 self._store.delete(info.key)
         if descriptor is not None:
-            self._store.delete(
-                layout.name_entry(
-                    descriptor["account_id"],
-                    descriptor["kind"],
-                    descriptor["name"],
-                    descriptor["created_ms"],
-                    stream_id,
-                )
-            )
+            self._store.delete(layout.name_entry_of(descriptor))
         self._store.delete(marker)  # last: a crash before it leaves the marker to retry
         log.info("archive %s: deleted stream %s after its grace period", self.url, stream_id)
 

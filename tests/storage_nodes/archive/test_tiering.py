@@ -203,13 +203,7 @@ def test_an_idle_segment_is_sealed_and_tiered_by_its_age(tiered: RunningGateway)
 def test_a_failing_store_loses_nothing_and_tiering_resumes(redis_url: str, tmp_path: Path) -> None:
     archive = tmp_path / "archive"
     archive.write_text("not a directory: the store fails until this file goes")
-    options = ArchiveOptions(
-        url=str(archive),
-        segment_bytes=4096,
-        segment_ms=200,
-        local_retention_bytes=0,
-        local_retention_ms=0,
-    )
+    options = dataclasses.replace(TIER_FAST, url=str(archive))
     gateway = start_gateway(redis_url, tmp_path / "data", archive=options)
     try:
         sqs = gateway.sqs_client()
@@ -263,14 +257,7 @@ def test_an_s3_store_stopped_during_tiering_loses_nothing(
 def test_the_disk_budget_turns_publishes_into_503_and_back(redis_url: str, tmp_path: Path) -> None:
     archive = tmp_path / "archive"
     archive.write_text("down")
-    options = ArchiveOptions(
-        url=str(archive),
-        segment_bytes=4096,
-        segment_ms=200,
-        local_retention_bytes=0,
-        local_retention_ms=0,
-        disk_budget_bytes=16 * 1024,
-    )
+    options = dataclasses.replace(TIER_FAST, url=str(archive), disk_budget_bytes=16 * 1024)
     gateway = start_gateway(redis_url, tmp_path / "data", archive=options)
     try:
         sqs = gateway.sqs_client()
