@@ -49,6 +49,7 @@ log = logging.getLogger(__name__)
 # decodes records, waited up to this long for the GIL: most of the single-message p99
 # in docs/performance.md. Shorter costs more switches, which a 2-core server can afford.
 _GIL_SWITCH_INTERVAL_S = 0.0005
+_WS_FRAMES_READ_AHEAD = 4
 
 
 class LaunchError(RuntimeError):
@@ -106,6 +107,10 @@ def run(settings: Settings) -> None:
                 http=with_read_timeout(settings.request_read_timeout_s),
                 limit_concurrency=settings.max_connections,
                 ws_max_size=MAX_FRAME_BYTES,
+                # Frames read ahead of the session per connection (uvicorn's default is
+                # 32): a client flooding large frames holds at most this many in memory,
+                # then TCP pushes back on it while its frames are handled one at a time.
+                ws_max_queue=_WS_FRAMES_READ_AHEAD,
                 lifespan="on",
                 log_config=None,
                 access_log=False,
