@@ -149,14 +149,18 @@ class LocalNode:
         self, stream_id: str, partition: int, offsets: Sequence[int]
     ) -> dict[int, Record]:
         partition_log = await self._log(stream_id, partition)
-        start = partition_log.start_offset
         try:
-            if self._archive_reader is None or min(offsets, default=start) >= start:
-                return await partition_log.read_offsets(offsets)
-            found = await partition_log.read_offsets([o for o in offsets if o >= start])
+            found = await partition_log.read_offsets(offsets)
         except (LogStorageError, LogClosedError) as exc:
             raise StorageUnavailable(f"the storage node cannot read its disk: {exc}") from exc
-        archived = [o for o in offsets if o < start]
+        if self._archive_reader is None or len(found) == len(set(offsets)):
+            return found
+        # Below the local start now (dropped once archived, maybe during the read above):
+        # the archive has them, since tiering drops only what its manifest lists.
+        start = partition_log.start_offset
+        archived = [o for o in offsets if o < start and o not in found]
+        if not archived:
+            return found
         try:
             found |= await asyncio.to_thread(
                 self._archive_reader.read_offsets, stream_id, partition, archived
