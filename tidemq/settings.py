@@ -54,6 +54,9 @@ class Settings:
     disk_budget_bytes: int | None = None
     # A deleted queue's archive goes this long after the deletion.
     archive_delete_grace_ms: int = 7 * 86_400_000
+    # How long the archive keeps segments; None: forever. At least 14 days, SQS's longest
+    # MessageRetentionPeriod, so that no message still in a queue leaves the archive.
+    archive_retention_ms: int | None = None
     archive_cache_bytes: int = 256 * 1024 * 1024
     # A request (headers and body) must arrive whole within this many seconds.
     request_read_timeout_s: int = 30
@@ -132,6 +135,7 @@ _INTEGERS = {
     "disk_budget_bytes": 1,
     "archive_delete_grace_ms": 0,
     "archive_cache_bytes": 1024 * 1024,
+    "archive_retention_ms": 14 * 86_400_000,
     "request_read_timeout_s": 1,
     "max_connections": 1,
 }

@@ -47,6 +47,7 @@ class ArchiveOptions:
     local_retention_ms: int = DAY_MS
     disk_budget_bytes: int | None = None
     delete_grace_ms: int = 7 * DAY_MS
+    archive_retention_ms: int | None = None
     cache_bytes: int = DEFAULT_MAX_BYTES
 
 
@@ -65,6 +66,7 @@ def archive_options(settings: Settings) -> ArchiveOptions:
         local_retention_ms=settings.local_retention_ms,
         disk_budget_bytes=settings.disk_budget_bytes,
         delete_grace_ms=settings.archive_delete_grace_ms,
+        archive_retention_ms=settings.archive_retention_ms,
         cache_bytes=settings.archive_cache_bytes,
     )
 
@@ -94,6 +96,7 @@ async def open_broker(
             local_retention_ms=archive.local_retention_ms,
             disk_budget_bytes=archive.disk_budget_bytes,
             delete_grace_ms=archive.delete_grace_ms,
+            archive_retention_ms=archive.archive_retention_ms,
             # Often enough that an idle segment is sealed within a second of its age.
             check_interval_ms=min(1_000, max(archive.segment_ms // 4, 50)),
         ),

@@ -14,6 +14,8 @@ open:
 3. **Drop local copies** of tiered segments, oldest first, while the partition is over
    its local retention (`local_retention_bytes`, `local_retention_ms`), or while the node
    is over its disk budget.
+4. **Archive retention** (`archive_retention_ms`, none by default): every
+   `retention_check_interval_ms`, segments older than it leave the archive (retention.py).
 
 Object store down: the loop backs off (exponentially, with jitter) and tries again; local
 segments are kept meanwhile. Past the disk budget, appends are refused
@@ -42,6 +44,7 @@ from control_plane.clock import Clock
 from storage_nodes.archive import layout
 from storage_nodes.archive.manifest import Fenced, Manifest, Manifests, SegmentEntry
 from storage_nodes.archive.object_store import ObjectNotFound, ObjectStoreError
+from storage_nodes.archive.retention import expire
 from storage_nodes.log.partition_log import PartitionLog, SegmentInfo
 
 log = logging.getLogger(__name__)
@@ -57,6 +60,8 @@ class TieringConfig:
     local_retention_ms: int = DAY_MS
     disk_budget_bytes: int | None = None  # all partitions' .log bytes; None: no budget
     delete_grace_ms: int = 7 * DAY_MS
+    archive_retention_ms: int | None = None  # None: the archive keeps every segment
+    retention_check_interval_ms: int = 60_000
     check_interval_ms: int = 1_000
     retry_min_ms: int = 500
     retry_max_ms: int = 30_000
@@ -105,6 +110,7 @@ class Tiering:
         self._tiered_end: dict[tuple[str, int], int] = {}
         self._failures = 0
         self._retry_at_ms = 0
+        self._retention_due_ms = 0
         self._task: asyncio.Task[None] | None = None
         self.local_bytes = 0  # all partitions' .log bytes, as of the last tick and appends
         self.last_error: str | None = None
@@ -150,6 +156,7 @@ class Tiering:
                 for (stream_id, partition), partition_log in list(logs.items()):
                     await self._upload(stream_id, partition, partition_log)
                 await asyncio.to_thread(self._delete_due, now_ms)
+                await self._expire(list(logs), now_ms)
             except ObjectStoreError as exc:
                 self._failed(exc, now_ms)
             else:
@@ -160,6 +167,24 @@ class Tiering:
         for (stream_id, partition), partition_log in list(logs.items()):
             await self._drop_local(stream_id, partition, partition_log, now_ms)
         self.local_bytes = sum(p.local_bytes for p in logs.values())
+
+    async def _expire(self, partitions: list[tuple[str, int]], now_ms: int) -> None:
+        retention_ms = self.config.archive_retention_ms
+        if retention_ms is None or now_ms < self._retention_due_ms:
+            return
+        self._retention_due_ms = now_ms + self.config.retention_check_interval_ms
+        for stream_id, partition in partitions:
+            try:
+                await asyncio.to_thread(
+                    expire,
+                    self._manifests,
+                    stream_id,
+                    partition,
+                    self.config.writer_epoch,
+                    now_ms - retention_ms,
+                )
+            except Fenced as exc:
+                log.error("archive %s: %s; retention left to the newer writer", self.url, exc)
 
     def _failed(self, exc: ObjectStoreError, now_ms: int) -> None:
         self._failures += 1
