@@ -12,18 +12,25 @@ REST). None of them should get a 5xx; every XML answer should parse.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 import orjson
 
 from loadtests.abuse_probe import signed_headers
-
-if TYPE_CHECKING:
-    from loadtests.abuse_scenarios import Target
+from tidemq.bench.servers import Credentials
 
 FORM = "application/x-www-form-urlencoded; charset=utf-8"
 JSON_1_0 = "application/x-amz-json-1.0"
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where the bad requests go: one queue of their own, by name and SQS URL."""
+
+    endpoint: str
+    credentials: Credentials
+    queue: str
+    url: str
 
 
 @dataclass(frozen=True)
@@ -72,7 +79,7 @@ def _rest(target: Target, name: str, method: str, path: str, payload: object) ->
 
 
 def unicode_digit_requests(target: Target) -> list[BadRequest]:
-    url, queue = target.urls["digits"], target.queues["digits"]
+    url, queue = target.url, target.queue
     receive = [("Action", "ReceiveMessage"), ("QueueUrl", url)]
     return [
         _query(target, "q_receive_max_superscript", [*receive, ("MaxNumberOfMessages", "²")]),
@@ -131,7 +138,7 @@ def unicode_digit_requests(target: Target) -> list[BadRequest]:
 
 
 def poison_xml_requests(target: Target) -> list[BadRequest]:
-    url, queue = target.urls["poison"], target.queues["poison"]
+    url, queue = target.url, target.queue
     send = [("Action", "SendMessage"), ("QueueUrl", url)]
 
     def attribute(name: str, data_type: str, value: str) -> list[tuple[str, str]]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import http.client
 import multiprocessing
+import signal
 import threading
 import time
 from dataclasses import dataclass, field
@@ -85,6 +86,12 @@ class _ListQueues:
         if response.status != 200:
             raise RuntimeError(f"ListQueues answered {response.status}: {answer[:200]!r}")
 
+    def reconnect(self) -> None:
+        """A fresh connection: the server closes keep-alive connections idle for 5 s
+        (uvicorn's default), as the probe's is between two measurements."""
+        self._connection.close()
+        self._connection = self._connect()
+
     def close(self) -> None:
         self._connection.close()
 
@@ -94,6 +101,7 @@ def _measure(client: _ListQueues, rate: float, commands: Connection) -> ProbeRes
     on the monotonic clock). Calls scheduled in the window but not yet sent then (the
     probe was still waiting for an earlier answer) count with the time they waited."""
     result = ProbeResult()
+    client.reconnect()
     interval = 1.0 / rate
     start = time.monotonic()
     sent = 0
@@ -126,6 +134,7 @@ class ProbeConfig:
 
 def _probe_main(commands: Connection, config: ProbeConfig) -> None:
     """The probe process: warm up, then one measurement per `measure` command."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the bench's: it stops us
     client = _ListQueues(config.endpoint, config.prefix, config.key_id, config.secret)
     rate = config.rate
     try:
@@ -148,6 +157,7 @@ class Probe:
 
     def __init__(self, config: ProbeConfig) -> None:
         context = multiprocessing.get_context("spawn")  # nothing of the bench's loop inherited
+        self._measuring = False
         self._commands, child_end = context.Pipe()
         self._process = context.Process(
             target=_probe_main,
@@ -167,6 +177,7 @@ class Probe:
 
     def measure(self) -> None:
         self._commands.send("measure")
+        self._measuring = True
 
     def result(self) -> ProbeResult:
         """Stops the measurement begun by `measure()` and returns it."""
@@ -174,13 +185,16 @@ class Probe:
         if not self._commands.poll(ANSWER_TIMEOUT_S):
             raise RuntimeError(f"the probe did not answer within {ANSWER_TIMEOUT_S:.0f} s")
         result: ProbeResult = self._commands.recv()
+        self._measuring = False
         return result
 
     def close(self) -> None:
-        if self._process.is_alive():
+        if self._process.is_alive() and self._measuring:
+            self._process.terminate()  # interrupted mid-measurement: nothing to wait for
+        elif self._process.is_alive():
             with contextlib.suppress(OSError):
                 self._commands.send("quit")
-            self._process.join(ANSWER_TIMEOUT_S)
+        self._process.join(ANSWER_TIMEOUT_S)
         if self._process.is_alive():
             self._process.kill()
             self._process.join()

@@ -22,7 +22,8 @@ import aiohttp
 import orjson
 from websockets.asyncio.client import connect
 
-from loadtests.abuse_bad_requests import BadRequest, poison_xml_requests, unicode_digit_requests
+from loadtests import abuse_bad_requests as bad
+from loadtests.abuse_bad_requests import BadRequest
 from loadtests.abuse_probe import signed_headers
 from tidemq.bench.load import Limits, Measured, _Recorder, closed_loop, open_loop, progress
 from tidemq.bench.servers import Credentials
@@ -58,6 +59,7 @@ class Sizes:
 class AbuseStats:
     """The attack's requests and how they were answered."""
 
+    sent: int = 0  # HTTP requests begun
     statuses: Counter[int] = field(default_factory=Counter)
     errors: int = 0  # no answer: refused, reset, timed out
     first_error: str | None = None
@@ -83,17 +85,16 @@ class AbuseStats:
     def summary(self) -> str:
         answered = " ".join(f"{s}x{n}" for s, n in sorted(self.statuses.items()))
         scalars = [f"{k} {v}" for k, v in self.detail.items() if not isinstance(v, dict)]
+        http = [f"{self.sent} sent", f"{sum(self.statuses.values())} answered ({answered})"]
         return ", ".join(
-            [
-                f"{sum(self.statuses.values())} answered ({answered or '-'})",
-                f"{self.errors} errors",
-                *scalars,
-            ]
+            [*(http if self.sent or self.statuses else []), f"{self.errors} errors", *scalars]
         )
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "requests": sum(self.statuses.values()) + self.errors,
+            "requests": self.sent,
+            # Still waiting for an answer when the time was up (cancelled).
+            "unanswered": max(0, self.sent - sum(self.statuses.values()) - self.errors),
             "statuses": {str(s): n for s, n in sorted(self.statuses.items())},
             "five_xx": self.five_xx,
             "errors": self.errors,
@@ -147,6 +148,7 @@ async def query_params(target: Target, sizes: Sizes, seconds: float) -> AbuseSta
     async with _session(sizes.query_connections) as session:
 
         async def step() -> int:
+            stats.sent += 1
             status, _ = await _post(session, url, body, headers)
             stats.answered(status)
             return 1
@@ -164,6 +166,7 @@ async def send_burst(target: Target, sizes: Sizes, seconds: float) -> AbuseStats
     async with rest_session(sizes.send_concurrency, target.credentials.token) as session:
 
         async def step() -> int:
+            stats.sent += 1
             status, _ = await _post(session, url, body, {})
             stats.answered(status)
             return 1
@@ -186,6 +189,7 @@ async def long_poll_burst(target: Target, sizes: Sizes, seconds: float) -> Abuse
             wait_s = max(1, min(20, round(left)))
             body = orjson.dumps({"max_messages": 1, "wait_seconds": wait_s})
             began = time.perf_counter()
+            stats.sent += 1
             try:
                 status, _ = await _post(session, url, body, {})
             except Exception as exc:
@@ -265,20 +269,29 @@ async def ws_flood(target: Target, sizes: Sizes, seconds: float) -> AbuseStats:
     total = sizes.ws_max_frames * sizes.ws_batch
     with progress("ws_flood", recorder, total, seconds):
         try:
-            async with connect(
-                url, additional_headers=headers, compression=None, close_timeout=2
-            ) as ws:
-                # A send still waiting when the time runs out: the server pushed back.
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(seconds):
-                        for _ in range(sizes.ws_max_frames):
-                            await ws.send(frame)
-                            detail["frames_sent"] += 1
-                            recorder.handled += sizes.ws_batch
-                        detail["send_blocked"] = False
-                        await asyncio.sleep(seconds)  # ended by the timeout
+            ws = await connect(url, additional_headers=headers, compression=None)
         except Exception as exc:
             stats.failed(exc)
+            return stats
+        try:
+            # A send still waiting when the time runs out: the server pushed back.
+            async with asyncio.timeout(seconds):
+                for _ in range(sizes.ws_max_frames):
+                    await ws.send(frame)
+                    detail["frames_sent"] += 1
+                    recorder.handled += sizes.ws_batch
+                detail["send_blocked"] = False
+                await asyncio.sleep(seconds)  # ended by the timeout
+        except TimeoutError:
+            pass
+        except Exception as exc:
+            stats.failed(exc)
+        finally:
+            # No closing handshake: it cannot pass the unread answers anyway. Just go.
+            ws.transport.abort()
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(2):
+                    await ws.wait_closed()
     return stats
 
 
@@ -294,6 +307,7 @@ async def _bad_requests(
 
         async def step() -> int:
             request = next(turn)
+            stats.sent += 1
             url = target.endpoint + request.path
             async with session.request(
                 request.method, url, data=request.body, headers=request.headers
@@ -316,14 +330,18 @@ async def _bad_requests(
     return stats
 
 
+def _bad_target(target: Target, role: str) -> bad.Target:
+    return bad.Target(target.endpoint, target.credentials, target.queues[role], target.urls[role])
+
+
 async def unicode_digits(target: Target, sizes: Sizes, seconds: float) -> AbuseStats:
-    return await _bad_requests(
-        "unicode_digits", unicode_digit_requests(target), target, sizes, seconds
-    )
+    requests = bad.unicode_digit_requests(_bad_target(target, "digits"))
+    return await _bad_requests("unicode_digits", requests, target, sizes, seconds)
 
 
 async def poison_xml(target: Target, sizes: Sizes, seconds: float) -> AbuseStats:
-    return await _bad_requests("poison_xml", poison_xml_requests(target), target, sizes, seconds)
+    requests = bad.poison_xml_requests(_bad_target(target, "poison"))
+    return await _bad_requests("poison_xml", requests, target, sizes, seconds)
 
 
 SCENARIOS: dict[str, Scenario] = {

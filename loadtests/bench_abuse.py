@@ -186,17 +186,19 @@ class Bench:
         print(f"{name}:", file=sys.stderr)
         before = self._rss()
         sampler = RssSampler(self.pid).start() if self.pid else None
-        probe.measure()
         abuse: AbuseStats | None = None
         try:
+            probe.measure()
             if name == "baseline":
                 recorder_sleep(self.args.seconds)
             else:
                 seconds = self.args.seconds
                 abuse = run_async(lambda: SCENARIOS[name](self.target, self.sizes, seconds))
-        finally:
+            ended = time.monotonic()
             result = probe.result()
-            recovery_s = responsive_after(self.target.endpoint, self.args.recovery_timeout)
+            responsive = responsive_at(self.target.endpoint, ended + self.args.recovery_timeout)
+            recovery_s = responsive - ended
+        finally:
             peak = sampler.stop() if sampler else None
         time.sleep(self.args.settle)
         after = self._rss()
@@ -212,15 +214,14 @@ class Bench:
         return row
 
 
-def responsive_after(endpoint: str, timeout_s: float) -> float:
-    """Seconds until the server answers /healthz within RESPONSIVE_MS three times in a
-    row (work an attack left queued is done); `timeout_s` at most."""
+def responsive_at(endpoint: str, deadline: float) -> float:
+    """When (monotonic) the server answered /healthz within RESPONSIVE_MS the first of
+    three times in a row (work an attack left queued is done); `deadline` at the latest."""
     parts = urlsplit(endpoint)
-    started = time.monotonic()
-    quick = 0
-    while quick < 3 and (waited := time.monotonic() - started) < timeout_s:
+    quick: list[float] = []
+    while len(quick) < 3 and (left := deadline - time.monotonic()) > 0:
         connection = http.client.HTTPConnection(
-            parts.hostname or "127.0.0.1", parts.port or 80, timeout=max(0.1, timeout_s - waited)
+            parts.hostname or "127.0.0.1", parts.port or 80, timeout=max(0.1, left)
         )
         asked = time.monotonic()
         try:
@@ -230,9 +231,12 @@ def responsive_after(endpoint: str, timeout_s: float) -> float:
             ok = False
         finally:
             connection.close()
-        quick = quick + 1 if ok and time.monotonic() - asked < RESPONSIVE_MS / 1000 else 0
+        if ok and time.monotonic() - asked < RESPONSIVE_MS / 1000:
+            quick.append(asked)
+        else:
+            quick.clear()
         time.sleep(0.1)
-    return time.monotonic() - started
+    return quick[0] if len(quick) == 3 else time.monotonic()
 
 
 def recorder_sleep(seconds: float) -> None:
