@@ -17,6 +17,7 @@ from decimal import Decimal, InvalidOperation
 
 from control_plane.delay_levels import delay_ms_for_level
 from control_plane.queues import QueueInfo
+from control_plane.text_rules import describe_char, forbidden_char
 from gateway.core.errors import CoreError, invalid_parameter, missing_parameter
 from gateway.core.messages import AttributeInput, MessageAttribute, MessageInput, NewMessage
 
@@ -103,19 +104,13 @@ def attributes_size(attributes: Mapping[str, MessageAttribute]) -> int:
     return total
 
 
-# Characters SQS allows in a message body (the XML 1.0 character range).
-_INVALID_BODY_CHARS = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
 def body_bytes(body: str) -> bytes:
     """A message body, checked for the characters SQS refuses, as UTF-8."""
-    # Printable text (most bodies) has none of them; `isprintable` is a C loop, several
-    # times faster than the search, which looks only at the rest.
-    bad = None if body.isprintable() else _INVALID_BODY_CHARS.search(body)
-    if bad:
+    bad = forbidden_char(body)
+    if bad is not None:
         raise CoreError(
             "InvalidMessageContents",
-            f"Invalid characters found. Character #x{ord(bad.group()):X} is not allowed.",
+            f"Invalid characters found. Character {describe_char(bad)} is not allowed.",
         )
     return body.encode()
 
