@@ -176,6 +176,8 @@ def _system_attributes(
 
 
 def _check_name(name: str) -> None:
+    if not name:
+        raise invalid_parameter("The request must contain non-empty message attribute name.")
     lowered = name.lower()
     if (
         not _NAME.match(name)

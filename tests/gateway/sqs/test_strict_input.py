@@ -1,0 +1,117 @@
+"""Strict input: numbers in ASCII digits only, text within the characters SQS allows,
+encodings that decode; each refused with SQS's 4xx error (never a 500, never silently
+repaired), and nothing changed by a refused request. Over both protocols, real HTTP."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote, urlencode
+
+import pytest
+from botocore.exceptions import ClientError
+
+from tests.conftest import RunningGateway
+from tests.gateway.sqs.wire import is_empty, new_queue, query, query_error
+from tests.sigv4_signing import signed_post, signed_query_post
+
+# Digits to Python's str.isdigit, but not to int(): superscripts, circled, and Arabic-Indic
+# (which int() takes, but SQS's ASCII grammar does not).
+UNICODE_DIGITS = ["\u00b2", "\u2460", "\u0665"]  # ², ①, Arabic-Indic five
+
+
+# -- numbers: ASCII digits only ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("digit", UNICODE_DIGITS)
+def test_unicode_digits_are_not_numbers_in_query_parameters(
+    gateway: RunningGateway, sqs: Any, digit: str
+) -> None:
+    url = new_queue(sqs)
+    receive = {"Action": "ReceiveMessage", "QueueUrl": url, "MaxNumberOfMessages": digit}
+    assert query_error(query(gateway, receive)) == (400, "InvalidParameterValue")
+    send = {"Action": "SendMessage", "QueueUrl": url, "MessageBody": "b", "DelaySeconds": digit}
+    assert query_error(query(gateway, send)) == (400, "InvalidParameterValue")
+    assert is_empty(sqs, url)
+
+
+@pytest.mark.parametrize("digit", UNICODE_DIGITS)
+def test_unicode_digits_are_not_indexes(gateway: RunningGateway, sqs: Any, digit: str) -> None:
+    url = new_queue(sqs)
+    create = {
+        "Action": "CreateQueue",
+        "QueueName": "indexed",
+        f"Attribute.{digit}.Name": "VisibilityTimeout",
+        f"Attribute.{digit}.Value": "5",
+    }
+    assert query_error(query(gateway, create)) == (400, "InvalidQueryParameter")
+    batch = {
+        "Action": "SendMessageBatch",
+        "QueueUrl": url,
+        f"SendMessageBatchRequestEntry.{digit}.Id": "a",
+        f"SendMessageBatchRequestEntry.{digit}.MessageBody": "b",
+    }
+    assert query_error(query(gateway, batch)) == (400, "InvalidQueryParameter")
+    assert is_empty(sqs, url)
+    assert sqs.list_queues()["QueueUrls"] == [url]
+
+
+# -- encodings and structure: refused, never repaired or ignored -------------------------
+
+
+def test_an_invalid_utf8_escape_is_refused_not_replaced(gateway: RunningGateway, sqs: Any) -> None:
+    url = new_queue(sqs)
+    prefix = urlencode({"Action": "SendMessage", "QueueUrl": url}).encode()
+    for body in (b"&MessageBody=caf%E9", b"&MessageBody=%FF", b"&MessageBody=%ED%A0%80"):
+        response = signed_query_post(gateway.url, prefix + body)
+        assert query_error(response) == (400, "MalformedQueryString"), body
+    in_url = signed_query_post(
+        gateway.url, b"MessageBody=x", path=f"/?QueueUrl={quote(url, safe='')}%FF"
+    )
+    assert query_error(in_url) == (400, "MalformedQueryString")
+    assert is_empty(sqs, url)
+
+
+def test_an_invalid_utf8_json_body_is_refused(gateway: RunningGateway, sqs: Any) -> None:
+    url = new_queue(sqs)
+    body = b'{"QueueUrl": "' + url.encode() + b'", "MessageBody": "caf\xe9"}'
+    response = signed_post(gateway.url, "AmazonSQS.SendMessage", body)
+    assert response.status_code == 400
+    assert response.json()["__type"] == "com.amazonaws.sqs#SerializationException"
+    assert is_empty(sqs, url)
+
+
+def test_a_query_attribute_without_a_value_is_refused(gateway: RunningGateway, sqs: Any) -> None:
+    create = {"Action": "CreateQueue", "QueueName": "q", "Attribute.1.Name": "VisibilityTimeout"}
+    response = query(gateway, create)
+    assert query_error(response) == (400, "MissingParameter")
+    assert "Attribute.1.Value" in response.text
+    url = new_queue(sqs)
+    tag = {"Action": "TagQueue", "QueueUrl": url, "Tag.1.Key": "k"}
+    assert query_error(query(gateway, tag)) == (400, "MissingParameter")
+    nameless = {"Action": "SetQueueAttributes", "QueueUrl": url, "Attribute.1.Value": "5"}
+    assert query_error(query(gateway, nameless)) == (400, "MissingParameter")
+    assert sqs.list_queues()["QueueUrls"] == [url]
+    assert "Tags" not in sqs.list_queue_tags(QueueUrl=url)
+    attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["VisibilityTimeout"])
+    assert attributes["Attributes"] == {"VisibilityTimeout": "30"}
+
+
+def test_a_message_attribute_without_a_name_is_refused(gateway: RunningGateway, sqs: Any) -> None:
+    url = new_queue(sqs)
+    nameless = {
+        "Action": "SendMessage",
+        "QueueUrl": url,
+        "MessageBody": "b",
+        "MessageAttribute.1.Value.DataType": "String",
+        "MessageAttribute.1.Value.StringValue": "v",
+    }
+    response = query(gateway, nameless)
+    assert query_error(response) == (400, "InvalidParameterValue")
+    assert "non-empty message attribute name" in response.text
+    with pytest.raises(ClientError, match="non-empty message attribute name"):
+        sqs.send_message(
+            QueueUrl=url,
+            MessageBody="b",
+            MessageAttributes={"": {"DataType": "String", "StringValue": "v"}},
+        )
+    assert is_empty(sqs, url)
