@@ -141,6 +141,8 @@ def _not_for_this_queue_type(name: str, value: object) -> CoreError:
 _NAME = re.compile(r"^[A-Za-z0-9_\-.]{1,256}\Z")
 _DATA_TYPE = re.compile(r"^(String|Number|Binary)(\.[A-Za-z0-9_\-.]{1,250})?\Z")
 _RESERVED_PREFIXES = ("aws.", "amazon.")
+# SQS's numbers in ASCII: Decimal() also takes other digits, spaces, "_", "Infinity".
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
 
 
 def _attributes(given: Mapping[str, AttributeInput] | None) -> Mapping[str, MessageAttribute]:
@@ -230,7 +232,7 @@ def _binary(name: str, draft: AttributeInput) -> bytes:
 
 def _check_number(name: str, text: str) -> None:
     try:
-        number = Decimal(text)
+        number = Decimal(text) if _NUMBER.fullmatch(text) else Decimal("NaN")
     except InvalidOperation:
         number = Decimal("NaN")
     # SQS numbers: up to 38 significant digits, between -10^128 and 10^126.

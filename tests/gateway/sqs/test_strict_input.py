@@ -55,6 +55,56 @@ def test_unicode_digits_are_not_indexes(gateway: RunningGateway, sqs: Any, digit
     assert sqs.list_queues()["QueueUrls"] == [url]
 
 
+@pytest.mark.parametrize("value", [*UNICODE_DIGITS, "0x10", "1_0", "\u00a05"])
+@pytest.mark.parametrize("attribute", ["VisibilityTimeout", "MaximumMessageSize"])
+def test_queue_attributes_take_ascii_integers_only(
+    gateway: RunningGateway, sqs: Any, attribute: str, value: str
+) -> None:
+    with pytest.raises(sqs.exceptions.InvalidAttributeValue):
+        sqs.create_queue(QueueName="never", Attributes={attribute: value})
+    create = {
+        "Action": "CreateQueue",
+        "QueueName": "never",
+        "Attribute.1.Name": attribute,
+        "Attribute.1.Value": value,
+    }
+    assert query_error(query(gateway, create)) == (400, "InvalidAttributeValue")
+    url = new_queue(sqs)
+    with pytest.raises(sqs.exceptions.InvalidAttributeValue):
+        sqs.set_queue_attributes(QueueUrl=url, Attributes={attribute: value})
+    assert sqs.list_queues()["QueueUrls"] == [url]
+
+
+def test_a_deployment_cap_is_not_bypassed_with_spaces(sqs: Any) -> None:
+    # Queue attributes take spaces around their digits; the cap on MaximumMessageSize
+    # reads the number the same way.
+    with pytest.raises(sqs.exceptions.InvalidAttributeValue, match="TIDEMQ_MAX_MESSAGE_BYTES"):
+        sqs.create_queue(QueueName="never", Attributes={"MaximumMessageSize": " 1048576"})
+    assert sqs.list_queues().get("QueueUrls", []) == []
+
+
+@pytest.mark.parametrize("value", [*UNICODE_DIGITS, " 5", "5 ", "1_000", "Infinity", "0x1"])
+def test_number_attributes_take_ascii_decimal_numbers_only(sqs: Any, value: str) -> None:
+    url = new_queue(sqs)
+    with pytest.raises(ClientError) as caught:
+        sqs.send_message(
+            QueueUrl=url,
+            MessageBody="b",
+            MessageAttributes={"n": {"DataType": "Number", "StringValue": value}},
+        )
+    assert caught.value.response["Error"]["Code"] == "InvalidParameterValue"
+    assert is_empty(sqs, url)
+
+
+@pytest.mark.parametrize("value", ["5", "-5", "+5", "0.5", ".5", "5.", "1e5", "-1.5E-3"])
+def test_ascii_decimal_numbers_are_numbers(sqs: Any, value: str) -> None:
+    url = new_queue(sqs)
+    attributes = {"n": {"DataType": "Number", "StringValue": value}}
+    sqs.send_message(QueueUrl=url, MessageBody="b", MessageAttributes=attributes)
+    [message] = sqs.receive_message(QueueUrl=url, MessageAttributeNames=["All"])["Messages"]
+    assert message["MessageAttributes"]["n"]["StringValue"] == value
+
+
 # -- encodings and structure: refused, never repaired or ignored -------------------------
 
 
