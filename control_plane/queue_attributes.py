@@ -18,7 +18,7 @@ import orjson
 from control_plane.arns import parse_queue_arn
 from control_plane.errors import InvalidAttributeName, InvalidAttributeValue
 from control_plane.queue_policy import check_policy
-from control_plane.text_rules import parse_int
+from control_plane.text_rules import describe_char, forbidden_char, parse_int
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +91,15 @@ def validate(attributes: Mapping[str, str], fifo: bool) -> dict[str, str]:
         if number is None or not bounds.low <= number <= bounds.high:
             raise InvalidAttributeValue(f"Invalid value for the parameter {name}.")
         normalised[name] = str(number)
+    for name, value in normalised.items():
+        # After canonicalisation: a policy's JSON may spell a forbidden character as an
+        # escape, which the canonical form writes out.
+        bad = forbidden_char(value)
+        if bad is not None:
+            raise InvalidAttributeValue(
+                f"Invalid value for the parameter {name}. Reason: character "
+                f"{describe_char(bad)} is not allowed."
+            )
     return normalised
 
 

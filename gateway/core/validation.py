@@ -213,6 +213,13 @@ def _attribute(name: str, draft: AttributeInput) -> MessageAttribute:
         raise _missing_value(name, data_type)
     if data_type.startswith("Number"):
         _check_number(name, text)
+    else:
+        bad = forbidden_char(text)
+        if bad is not None:
+            raise invalid_parameter(
+                f"The message attribute '{name}' has an invalid value: character "
+                f"{describe_char(bad)} is not allowed."
+            )
     return MessageAttribute(data_type, string_value=text)
 
 

@@ -18,7 +18,7 @@ from xml.sax.saxutils import escape
 import botocore.session
 from botocore.model import ListShape, MapShape, OperationModel, Shape, StructureShape
 
-from gateway.core.text_rules import parse_int
+from gateway.core.text_rules import parse_int, without_forbidden_chars
 from gateway.sqs.errors import SqsError, invalid_parameter, missing_parameter
 from gateway.sqs.limits import MAX_INDEX
 
@@ -253,7 +253,10 @@ def _inner(shape: Shape, value: Any) -> str:
 
 
 def _text(value: str) -> str:
-    return escape(value, _CARRIAGE_RETURN)
+    """Text as XML character data. Validation keeps forbidden characters out of what is
+    stored, but not out of what was stored before it did, nor out of error messages that
+    quote a refused value: replaced here, so that no response is ever unreadable."""
+    return escape(without_forbidden_chars(value), _CARRIAGE_RETURN)
 
 
 def _element(tag: str, inner: str) -> str:

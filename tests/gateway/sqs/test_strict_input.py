@@ -4,19 +4,24 @@ repaired), and nothing changed by a refused request. Over both protocols, real H
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from typing import Any
 from urllib.parse import quote, urlencode
 
 import pytest
 from botocore.exceptions import ClientError
 
+from gateway.sqs import query_protocol
 from tests.conftest import RunningGateway
-from tests.gateway.sqs.wire import is_empty, new_queue, query, query_error
+from tests.gateway.sqs.wire import NS, is_empty, new_queue, query, query_error, xml
 from tests.sigv4_signing import signed_post, signed_query_post
 
 # Digits to Python's str.isdigit, but not to int(): superscripts, circled, and Arabic-Indic
 # (which int() takes, but SQS's ASCII grammar does not).
 UNICODE_DIGITS = ["\u00b2", "\u2460", "\u0665"]  # ², ①, Arabic-Indic five
+# Characters outside SQS's set (XML 1.0's): C0 controls other than tab, LF and CR, and
+# the non-characters U+FFFE and U+FFFF.
+FORBIDDEN = ["\x00", "\x1b", "\ufffe", "\uffff"]
 
 
 # -- numbers: ASCII digits only ---------------------------------------------------------
@@ -103,6 +108,95 @@ def test_ascii_decimal_numbers_are_numbers(sqs: Any, value: str) -> None:
     sqs.send_message(QueueUrl=url, MessageBody="b", MessageAttributes=attributes)
     [message] = sqs.receive_message(QueueUrl=url, MessageAttributeNames=["All"])["Messages"]
     assert message["MessageAttributes"]["n"]["StringValue"] == value
+
+
+# -- characters: SQS's set on every text that comes back ----------------------------------
+
+
+@pytest.mark.parametrize("char", FORBIDDEN)
+def test_forbidden_characters_in_message_attributes_are_refused(sqs: Any, char: str) -> None:
+    url = new_queue(sqs)
+    refused: list[dict[str, Any]] = [
+        {"MessageAttributes": {"s": {"DataType": "String", "StringValue": f"a{char}b"}}},
+        {"MessageAttributes": {"s": {"DataType": "String.custom", "StringValue": char}}},
+        {"MessageAttributes": {"s": {"DataType": f"String.{char}", "StringValue": "v"}}},
+        {"MessageAttributes": {f"n{char}": {"DataType": "String", "StringValue": "v"}}},
+        {
+            "MessageSystemAttributes": {
+                "AWSTraceHeader": {"DataType": "String", "StringValue": f"Root={char}"}
+            }
+        },
+    ]
+    for fields in refused:
+        with pytest.raises(ClientError) as caught:
+            sqs.send_message(QueueUrl=url, MessageBody="b", **fields)
+        assert caught.value.response["Error"]["Code"] == "InvalidParameterValue", fields
+    assert is_empty(sqs, url)
+
+
+@pytest.mark.parametrize("char", FORBIDDEN)
+def test_forbidden_characters_in_tags_are_refused(sqs: Any, char: str) -> None:
+    for tags in ({f"k{char}": "v"}, {"k": f"v{char}"}):
+        with pytest.raises(ClientError) as caught:
+            sqs.create_queue(QueueName="never", tags=tags)
+        assert caught.value.response["Error"]["Code"] == "InvalidParameterValue"
+    url = new_queue(sqs)
+    for tags in ({f"k{char}": "v"}, {"k": f"v{char}"}):
+        with pytest.raises(ClientError) as caught:
+            sqs.tag_queue(QueueUrl=url, Tags=tags)
+        assert caught.value.response["Error"]["Code"] == "InvalidParameterValue"
+    assert "Tags" not in sqs.list_queue_tags(QueueUrl=url)
+    assert sqs.list_queues()["QueueUrls"] == [url]
+
+
+def test_a_refused_attribute_leaves_query_consumers_a_readable_queue(
+    gateway: RunningGateway, sqs: Any
+) -> None:
+    url = new_queue(sqs)
+    sqs.send_message(QueueUrl=url, MessageBody="good")
+    poison = {
+        "Action": "SendMessage",
+        "QueueUrl": url,
+        "MessageBody": "poison",
+        "MessageAttribute.1.Name": "a",
+        "MessageAttribute.1.Value.DataType": "String",
+        "MessageAttribute.1.Value.StringValue": "\x00",
+    }
+    assert query_error(query(gateway, poison)) == (400, "InvalidParameterValue")
+    tags = {"Action": "TagQueue", "QueueUrl": url, "Tag.1.Key": "k", "Tag.1.Value": "\x00"}
+    assert query_error(query(gateway, tags)) == (400, "InvalidParameterValue")
+    received = xml(query(gateway, {"Action": "ReceiveMessage", "QueueUrl": url}))
+    bodies = [
+        b.text for b in received.iterfind("sqs:ReceiveMessageResult/sqs:Message/sqs:Body", NS)
+    ]
+    assert bodies == ["good"]
+    xml(query(gateway, {"Action": "ListQueueTags", "QueueUrl": url}))
+
+
+def test_text_stored_before_the_rules_is_written_as_well_formed_xml() -> None:
+    # Tags and messages a gateway took before it checked characters: the response that
+    # carries them stays readable, with U+FFFD in their place.
+    tags = query_protocol.render("ListQueueTags", {"Tags": {"k\x00": "v\uffff"}}, "r1")
+    [tag] = ET.fromstring(tags).iterfind(".//sqs:Tag", NS)
+    assert [element.text for element in tag] == ["k\ufffd", "v\ufffd"]
+    message = {
+        "MessageId": "m",
+        "Body": "b\x1b",
+        "MessageAttributes": {"a": {"StringValue": "\x00"}},
+    }
+    received = query_protocol.render("ReceiveMessage", {"Messages": [message]}, "r2")
+    assert ET.fromstring(received).findtext(".//sqs:Body", namespaces=NS) == "b\ufffd"
+
+
+@pytest.mark.parametrize("char", FORBIDDEN)
+def test_an_error_that_quotes_forbidden_characters_is_well_formed_xml(
+    gateway: RunningGateway, sqs: Any, char: str
+) -> None:
+    url = new_queue(sqs)
+    quoted = {"Action": "ReceiveMessage", "QueueUrl": url, "MaxNumberOfMessages": f"1{char}"}
+    assert query_error(query(gateway, quoted)) == (400, "InvalidParameterValue")
+    group = {"Action": "SendMessage", "QueueUrl": url, "MessageBody": "b", "MessageGroupId": char}
+    assert query_error(query(gateway, group))[0] == 400
 
 
 # -- encodings and structure: refused, never repaired or ignored -------------------------
