@@ -11,7 +11,7 @@ Fast: `urllib.parse.unquote` loops in Python over every escape, about 1.3 s for 
 field is decoded by C functions: `%XY` is rewritten to quoted-printable's `=XY` (a
 literal `=` first to `=3D`), which `binascii.a2b_qp` decodes. With every `%` known to
 start a valid escape, the rewritten text has no other `=` sequence, so quoted-printable
-decoding is exactly percent-decoding: ~30 ms for those 15 MiB.
+decoding is exactly percent-decoding: ~60 ms for those 15 MiB, checks included.
 """
 
 from __future__ import annotations
