@@ -18,6 +18,7 @@ import orjson
 from control_plane.arns import parse_queue_arn
 from control_plane.errors import InvalidAttributeName, InvalidAttributeValue
 from control_plane.queue_policy import check_policy
+from control_plane.text_rules import describe_char, forbidden_char, parse_int
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,11 +87,26 @@ def validate(attributes: Mapping[str, str], fifo: bool) -> dict[str, str]:
         bounds = INTEGER_ATTRIBUTES.get(name)
         if bounds is None:
             raise InvalidAttributeName(f"Unknown Attribute {name}.")
-        number = _parse_int(value)
+        number = integer_value(value)
         if number is None or not bounds.low <= number <= bounds.high:
             raise InvalidAttributeValue(f"Invalid value for the parameter {name}.")
         normalised[name] = str(number)
+    for name, value in normalised.items():
+        # After canonicalisation: a policy's JSON may spell a forbidden character as an
+        # escape, which the canonical form writes out.
+        bad = forbidden_char(value)
+        if bad is not None:
+            raise InvalidAttributeValue(
+                f"Invalid value for the parameter {name}. Reason: character "
+                f"{describe_char(bad)} is not allowed."
+            )
     return normalised
+
+
+def integer_value(value: str) -> int | None:
+    """An integer attribute's value, or None. Spaces around the digits have always been
+    taken (" 45" is 45), and still are; the digits themselves must be ASCII."""
+    return parse_int(value.strip(" \t\n\r"))
 
 
 def check_combination(attributes: Mapping[str, str]) -> None:
@@ -159,7 +175,9 @@ def _canonical_policy(name: str, value: str) -> str:
 def _redrive(policy: dict[str, Any]) -> dict[str, Any]:
     reason = None
     arn = policy.get("deadLetterTargetArn")
-    count = _parse_int(str(policy.get("maxReceiveCount", "")))
+    raw_count = policy.get("maxReceiveCount", "")
+    # A JSON number or a string of digits, as SQS takes either.
+    count = integer_value(str(raw_count)) if isinstance(raw_count, int | str) else None
     if set(policy) - {"deadLetterTargetArn", "maxReceiveCount"}:
         reason = "Only deadLetterTargetArn and maxReceiveCount are allowed."
     elif not isinstance(arn, str) or parse_queue_arn(arn) is None:
@@ -194,10 +212,3 @@ def _redrive_allow(policy: dict[str, Any]) -> dict[str, Any]:
             f"invalid. Reason: {reason}"
         )
     return {"redrivePermission": permission, **({"sourceQueueArns": sources} if sources else {})}
-
-
-def _parse_int(value: str) -> int | None:
-    text = value.strip()
-    if not text or not (text.isdigit() or (text[0] in "+-" and text[1:].isdigit())):
-        return None
-    return int(text)

@@ -47,6 +47,7 @@ from control_plane.queue_policy import add_permission, remove_permission
 from control_plane.queue_scripts import CREATE_QUEUE, DELETE_QUEUE, SET_ATTRIBUTES, TAG_QUEUE
 from control_plane.queue_settings import QueueSettings, parse_settings
 from control_plane.redis_values import as_text
+from control_plane.text_rules import describe_char, forbidden_char
 
 DELETED_NAME_RESERVED_MS = 60_000
 MAX_TAGS = 50
@@ -320,7 +321,7 @@ class QueueStore:
 
 def check_tags(tags: Mapping[str, str]) -> None:
     """SQS's tag rules: at most 50, keys 1-128 characters not starting "aws:", values
-    at most 256."""
+    at most 256, both of SQS's characters (ListQueueTags returns them in XML)."""
     if len(tags) > MAX_TAGS:
         raise InvalidParameterValue(f"A queue can have at most {MAX_TAGS} tags.")
     for key, value in tags.items():
@@ -328,6 +329,13 @@ def check_tags(tags: Mapping[str, str]) -> None:
             raise InvalidParameterValue(f"Tag key {key!r} is invalid: 1 to 128 characters.")
         if len(value) > 256:
             raise InvalidParameterValue(f"The value of tag {key!r} is longer than 256.")
+        for part, text in (("key", key), ("value", value)):
+            bad = forbidden_char(text)
+            if bad is not None:
+                raise InvalidParameterValue(
+                    f"The tag {part} {text!r} is invalid: character {describe_char(bad)} "
+                    "is not allowed."
+                )
 
 
 def _sources_key(account_id: str, redrive: RedrivePolicy | None) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from starlette.requests import ClientDisconnect, Request
 
+from gateway.core.text_rules import parse_int
+
 
 class BodyTooLarge(Exception):
     pass
@@ -15,8 +17,8 @@ class ClientGone(Exception):
 
 
 async def read_body(request: Request, max_bytes: int) -> bytes:
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > max_bytes:
+    declared = parse_int(request.headers.get("content-length", ""))
+    if declared is not None and declared > max_bytes:
         raise BodyTooLarge(f"The request body is larger than {max_bytes} bytes.")
     chunks = []
     size = 0

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, get_args
 
+from control_plane.text_rules import parse_int
 from storage_nodes.log.log_config import Durability
 
 _ENV_PREFIX = "TIDEMQ_"
@@ -94,6 +95,13 @@ class Settings:
         return replace(self, **changes)
 
 
+def _whole_number(value: Any) -> int:
+    """The number a setting writes in ASCII digits, or -1 (which every check refuses):
+    `str.isdigit` also takes digits `int()` does not (`²`)."""
+    number = parse_int(str(value))
+    return -1 if number is None or number < 0 else number
+
+
 def _coerce(name: str, value: Any, source: str) -> Any:
     if name == "port":
         try:
@@ -106,7 +114,7 @@ def _coerce(name: str, value: Any, source: str) -> Any:
     if name == "data_dir":
         return Path(str(value)).expanduser()
     if name == "max_message_bytes":
-        size = int(value) if str(value).isdigit() else -1
+        size = _whole_number(value)
         if not 1024 <= size <= 1024 * 1024:
             raise SettingsError(
                 f"max_message_bytes must be from 1024 to 1048576 ({source}: {value!r})"
@@ -114,7 +122,7 @@ def _coerce(name: str, value: Any, source: str) -> Any:
         return size
     if name in _INTEGERS:
         low = _INTEGERS[name]
-        number = int(value) if str(value).isdigit() else -1
+        number = _whole_number(value)
         if number < low:
             raise SettingsError(f"{name} must be a whole number >= {low} ({source}: {value!r})")
         return number

@@ -18,6 +18,7 @@ from control_plane.deliveries import SubscriptionStats
 from control_plane.errors import ControlPlaneError, MessageNotInflight, PurgeQueueInProgress
 from control_plane.move_tasks import MoveTask, parse_handle
 from control_plane.plane import ControlPlane
+from control_plane.queue_attributes import integer_value
 from control_plane.queue_policy import allows
 from control_plane.queues import QueueInfo
 from control_plane.receipts import Receipt
@@ -210,8 +211,9 @@ class Broker:
 
     def _check_attributes(self, attributes: Mapping[str, str]) -> None:
         """Refuses a MaximumMessageSize beyond what this deployment allows."""
-        size = attributes.get("MaximumMessageSize", "").strip()
-        if size.isdigit() and int(size) > self.max_message_bytes:
+        # Anything but an integer is left to the control plane, which refuses it.
+        size = integer_value(attributes.get("MaximumMessageSize", ""))
+        if size is not None and size > self.max_message_bytes:
             raise CoreError(
                 "InvalidAttributeValue",
                 "Invalid value for the parameter MaximumMessageSize. Reason: this TideMQ "

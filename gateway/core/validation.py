@@ -17,6 +17,7 @@ from decimal import Decimal, InvalidOperation
 
 from control_plane.delay_levels import delay_ms_for_level
 from control_plane.queues import QueueInfo
+from control_plane.text_rules import describe_char, forbidden_char
 from gateway.core.errors import CoreError, invalid_parameter, missing_parameter
 from gateway.core.messages import AttributeInput, MessageAttribute, MessageInput, NewMessage
 
@@ -103,19 +104,13 @@ def attributes_size(attributes: Mapping[str, MessageAttribute]) -> int:
     return total
 
 
-# Characters SQS allows in a message body (the XML 1.0 character range).
-_INVALID_BODY_CHARS = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
 def body_bytes(body: str) -> bytes:
     """A message body, checked for the characters SQS refuses, as UTF-8."""
-    # Printable text (most bodies) has none of them; `isprintable` is a C loop, several
-    # times faster than the search, which looks only at the rest.
-    bad = None if body.isprintable() else _INVALID_BODY_CHARS.search(body)
-    if bad:
+    bad = forbidden_char(body)
+    if bad is not None:
         raise CoreError(
             "InvalidMessageContents",
-            f"Invalid characters found. Character #x{ord(bad.group()):X} is not allowed.",
+            f"Invalid characters found. Character {describe_char(bad)} is not allowed.",
         )
     return body.encode()
 
@@ -146,6 +141,8 @@ def _not_for_this_queue_type(name: str, value: object) -> CoreError:
 _NAME = re.compile(r"^[A-Za-z0-9_\-.]{1,256}\Z")
 _DATA_TYPE = re.compile(r"^(String|Number|Binary)(\.[A-Za-z0-9_\-.]{1,250})?\Z")
 _RESERVED_PREFIXES = ("aws.", "amazon.")
+# SQS's numbers in ASCII: Decimal() also takes other digits, spaces, "_", "Infinity".
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
 
 
 def _attributes(given: Mapping[str, AttributeInput] | None) -> Mapping[str, MessageAttribute]:
@@ -181,6 +178,8 @@ def _system_attributes(
 
 
 def _check_name(name: str) -> None:
+    if not name:
+        raise invalid_parameter("The request must contain non-empty message attribute name.")
     lowered = name.lower()
     if (
         not _NAME.match(name)
@@ -214,6 +213,13 @@ def _attribute(name: str, draft: AttributeInput) -> MessageAttribute:
         raise _missing_value(name, data_type)
     if data_type.startswith("Number"):
         _check_number(name, text)
+    else:
+        bad = forbidden_char(text)
+        if bad is not None:
+            raise invalid_parameter(
+                f"The message attribute '{name}' has an invalid value: character "
+                f"{describe_char(bad)} is not allowed."
+            )
     return MessageAttribute(data_type, string_value=text)
 
 
@@ -233,7 +239,7 @@ def _binary(name: str, draft: AttributeInput) -> bytes:
 
 def _check_number(name: str, text: str) -> None:
     try:
-        number = Decimal(text)
+        number = Decimal(text) if _NUMBER.fullmatch(text) else Decimal("NaN")
     except InvalidOperation:
         number = Decimal("NaN")
     # SQS numbers: up to 38 significant digits, between -10^128 and 10^126.

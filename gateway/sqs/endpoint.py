@@ -13,9 +13,10 @@ exactly as SQS does in that protocol (status, error type and message, and for JS
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import logging
 from typing import Any
-from urllib.parse import parse_qsl
 
 import orjson
 from starlette.requests import Request
@@ -28,17 +29,18 @@ from gateway.core.broker import Broker
 from gateway.core.errors import CoreError
 from gateway.message_ids import new_request_id
 from gateway.request_body import BodyTooLarge, ClientGone, read_body
-from gateway.sqs import query_protocol
+from gateway.sqs import json_protocol, query_form, query_protocol
 from gateway.sqs.actions import ACTIONS, SqsContext
 from gateway.sqs.errors import SqsError, from_core
+from gateway.sqs.limits import MAX_PARAMETERS, max_request_bytes
 
 log = logging.getLogger(__name__)
 
 CONTENT_TYPE = "application/x-amz-json-1.0"
-# The largest legal request is a batch of ten 1 MiB messages plus attributes and base64.
-MAX_REQUEST_BYTES = 16 * 1024 * 1024
-_TARGET_PREFIX = "AmazonSQS."
 _FORM = "application/x-www-form-urlencoded"
+# Bodies from this size on are decoded in a worker thread, so that the event loop serves
+# other requests meanwhile (docs/sqs-compatibility.md has the measurements).
+OFF_LOOP_BYTES = 256 * 1024
 
 
 async def sqs_endpoint(request: Request) -> Response:
@@ -49,9 +51,12 @@ async def sqs_endpoint(request: Request) -> Response:
         body = await _body(request)
         principal = await authenticate(request, body)
         if query:
-            action, params = _query_params(request, body)
+            path, url_query = request.url.path, request.scope.get("query_string", b"")
+            parse = functools.partial(_query_params, path, url_query, body)
         else:
-            action, params = _json_params(request, body)
+            target = request.headers.get("x-amz-target", "")
+            parse = functools.partial(_json_params, target, body)
+        action, params = parse() if len(body) < OFF_LOOP_BYTES else await asyncio.to_thread(parse)
         handler = ACTIONS.get(action)
         if handler is None:
             raise SqsError("InvalidAction", f"The action {action} is not valid for this endpoint.")
@@ -87,39 +92,29 @@ def _is_query(request: Request) -> bool:
 
 
 async def _body(request: Request) -> bytes:
+    broker: Broker = request.app.state.broker
     try:
-        return await read_body(request, MAX_REQUEST_BYTES)
+        return await read_body(request, max_request_bytes(broker.max_message_bytes))
     except BodyTooLarge as exc:
         raise SqsError("RequestTooLarge", str(exc), http_status=413) from exc
 
 
-def _json_params(request: Request, body: bytes) -> tuple[str, dict[str, Any]]:
-    target = request.headers.get("x-amz-target", "")
-    if not target.startswith(_TARGET_PREFIX):
-        raise SqsError("InvalidAction", "Missing or invalid X-Amz-Target header.")
-    try:
-        params = orjson.loads(body) if body else {}
-    except orjson.JSONDecodeError as exc:
-        raise SqsError("SerializationException", f"Malformed JSON request body: {exc}") from exc
-    if not isinstance(params, dict):
-        raise SqsError("SerializationException", "The request body must be a JSON object.")
-    return target.removeprefix(_TARGET_PREFIX), params
+def _json_params(target: str, body: bytes) -> tuple[str, dict[str, Any]]:
+    return json_protocol.action(target), json_protocol.parse(body)
 
 
-def _query_params(request: Request, body: bytes) -> tuple[str, dict[str, Any]]:
-    try:
-        text = body.decode()
-    except UnicodeDecodeError as exc:
-        raise SqsError("MalformedQueryString", "The request body is not UTF-8.") from exc
-    form = dict(request.query_params)
-    form.update(parse_qsl(text, keep_blank_values=True))
+def _query_params(path: str, url_query: bytes, body: bytes) -> tuple[str, dict[str, Any]]:
+    in_url = query_form.decode(url_query, MAX_PARAMETERS)
+    in_body = query_form.decode(body, MAX_PARAMETERS - len(in_url))
+    form = dict(in_url)
+    form.update(in_body)
     action = form.get("Action", "")
     if not action:
         raise SqsError("MissingAction", "The request must contain the parameter Action.")
-    params = query_protocol.parse(action, form)
-    if request.url.path.strip("/") and "QueueUrl" not in params:
+    params = query_protocol.parse(action, form.items())
+    if path.strip("/") and "QueueUrl" not in params:
         # Posted to a queue's URL: that URL is the queue the action is about.
-        params["QueueUrl"] = request.url.path
+        params["QueueUrl"] = path
     return action, params
 
 

@@ -10,7 +10,7 @@ lists and maps by the table below (`AttributeName.1`, `Attribute.1.Name`/`.Value
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import cache
 from typing import Any
 from xml.sax.saxutils import escape
@@ -18,7 +18,9 @@ from xml.sax.saxutils import escape
 import botocore.session
 from botocore.model import ListShape, MapShape, OperationModel, Shape, StructureShape
 
-from gateway.sqs.errors import SqsError
+from gateway.core.text_rules import parse_int, without_forbidden_chars
+from gateway.sqs.errors import SqsError, invalid_parameter, missing_parameter
+from gateway.sqs.limits import MAX_INDEX
 
 XML_NAMESPACE = "http://queue.amazonaws.com/doc/2012-11-05/"
 CONTENT_TYPE = "text/xml"
@@ -54,14 +56,17 @@ def _operation(action: str) -> OperationModel | None:
     return model.operation_model(action) if action in model.operation_names else None
 
 
-def parse(action: str, form: Mapping[str, str]) -> dict[str, Any]:
-    """The action's parameters, from the Query form (InvalidAction for an unknown one)."""
+def parse(action: str, pairs: Iterable[tuple[str, str]]) -> dict[str, Any]:
+    """The action's parameters, from the Query form's (name, value) pairs, as decoded by
+    gateway/sqs/query_form.py (InvalidAction for an unknown action). Refused as SQS
+    does: a map entry without its name or its value; and as TideMQ's limits do
+    (gateway/sqs/limits.py): an entry numbered other than 1 to MAX_INDEX."""
     operation = _operation(action)
     if operation is None:
         raise SqsError("InvalidAction", f"The action {action} is not valid for this endpoint.")
     if operation.input_shape is None:
         return {}
-    return _read_structure(operation.input_shape, form, "")
+    return _read_structure(operation.input_shape, _tree(pairs), "")
 
 
 def render(action: str, result: Mapping[str, Any], request_id: str) -> str:
@@ -83,61 +88,127 @@ def render_error(error: SqsError, request_id: str) -> str:
     code, _, fault = error.query_error.partition(";")
     return (
         f'<?xml version="1.0"?><ErrorResponse xmlns="{XML_NAMESPACE}"><Error>'
-        f"<Type>{fault}</Type><Code>{escape(code)}</Code>"
-        f"<Message>{escape(error.message)}</Message><Detail/></Error>"
+        f"<Type>{fault}</Type><Code>{_text(code)}</Code>"
+        f"<Message>{_text(error.message)}</Message><Detail/></Error>"
         f"<RequestId>{request_id}</RequestId></ErrorResponse>"
     )
 
 
 # -- form -> parameters -----------------------------------------------------------------
+#
+# One pass puts every parameter in a tree by the parts of its name
+# (`MessageAttribute.1.Value.DataType` -> MessageAttribute / 1 / Value / DataType); one walk
+# of the action's input shape then reads the tree, visiting each node once. Parameters
+# the shape does not name are never looked at, as SQS ignores them (Version, Signature).
 
 
-def _read_structure(shape: StructureShape, form: Mapping[str, str], prefix: str) -> dict[str, Any]:
+class _Node:
+    __slots__ = ("children", "value")
+
+    def __init__(self) -> None:
+        self.value: str | None = None
+        self.children: dict[str, _Node] = {}
+
+
+# The deepest parameter has 7 parts (SendMessageBatchRequestEntry.1.MessageAttribute.1.
+# Value.StringListValue.1); a longer name keeps its rest in its last part, which no
+# shape names.
+_MAX_PARTS = 8
+# Maps whose entries are message attributes: an entry without a name gets SQS's words.
+_MESSAGE_ATTRIBUTE_MAPS = frozenset({"MessageAttributes", "MessageSystemAttributes"})
+
+
+def _tree(pairs: Iterable[tuple[str, str]]) -> _Node:
+    root = _Node()
+    for name, value in pairs:
+        node = root
+        for part in name.split(".", _MAX_PARTS - 1):
+            child = node.children.get(part)
+            if child is None:
+                child = node.children[part] = _Node()
+            node = child
+        node.value = value  # a repeated parameter: the last one counts
+    return root
+
+
+def _read_structure(shape: StructureShape, node: _Node, prefix: str) -> dict[str, Any]:
     params = {}
     for name, member in shape.members.items():
-        value = _read(member, name, form, f"{prefix}{_entry_name(name, member)}")
-        if value is not None:
-            params[name] = value
+        query_name = _entry_name(name, member)
+        child = node.children.get(query_name)
+        if child is not None:
+            value = _read(member, name, child, f"{prefix}{query_name}")
+            if value is not None:
+                params[name] = value
     return params
 
 
-def _read(shape: Shape, name: str, form: Mapping[str, str], key: str) -> Any:
+def _read(shape: Shape, name: str, node: _Node, key: str) -> Any:
+    if isinstance(shape, StructureShape | ListShape | MapShape) and node.value is not None:
+        raise SqsError(
+            "InvalidQueryParameter",
+            f"The parameter {key} takes no value of its own: give {key}.<member> or "
+            f"{key}.1, {key}.2, ...",
+        )
     if isinstance(shape, StructureShape):
-        return _read_structure(shape, form, key + ".") or None
+        return _read_structure(shape, node, key + ".") or None
     if isinstance(shape, ListShape):
         items = []
-        for i in _indexes(form, key):
-            item = _read(shape.member, name, form, f"{key}.{i}")
+        for index, child in _entries(node, key):
+            item = _read(shape.member, name, child, f"{key}.{index}")
             if item is not None:
                 items.append(item)
         return items or None
     if isinstance(shape, MapShape):
-        key_name = "Key" if name in _KEYED_MAPS else "Name"
-        entries = {}
-        for i in _indexes(form, key):
-            entry_key = form.get(f"{key}.{i}.{key_name}")
-            value = _read(shape.value, name, form, f"{key}.{i}.Value")
-            if entry_key is not None and value is not None:
-                entries[entry_key] = value
-        return entries or None
-    text = form.get(key)
+        return _read_map(shape, name, node, key) or None
+    return _scalar(shape, node.value)
+
+
+def _read_map(shape: MapShape, name: str, node: _Node, key: str) -> dict[str, Any]:
+    key_name = "Key" if name in _KEYED_MAPS else "Name"
+    entries = {}
+    for index, child in _entries(node, key):
+        name_node, value_node = child.children.get(key_name), child.children.get("Value")
+        entry_key = None if name_node is None else name_node.value
+        value_key = f"{key}.{index}.Value"
+        value = None if value_node is None else _read(shape.value, name, value_node, value_key)
+        if entry_key is None and value is None:
+            continue  # only parameters no shape names, ignored as such
+        if entry_key is None and name in _MESSAGE_ATTRIBUTE_MAPS:
+            raise invalid_parameter("The request must contain non-empty message attribute name.")
+        if entry_key is None:
+            raise missing_parameter(f"{key}.{index}.{key_name}")
+        if value is None:
+            raise missing_parameter(value_key)
+        entries[entry_key] = value
+    return entries
+
+
+def _entries(node: _Node, key: str) -> list[tuple[int, _Node]]:
+    """The numbered entries under `key` (1 to MAX_INDEX, in ASCII digits and without
+    sign or leading zeros, so that no two spellings name one entry), in order."""
+    entries = []
+    for part, child in node.children.items():
+        index = parse_int(part)
+        if index is None or str(index) != part or not 1 <= index <= MAX_INDEX:
+            raise SqsError(
+                "InvalidQueryParameter",
+                f"The parameter {key}.{part} is invalid: entries are numbered 1 to "
+                f"{MAX_INDEX}, in ASCII digits.",
+            )
+        entries.append((index, child))
+    entries.sort(key=lambda entry: entry[0])
+    return entries
+
+
+def _scalar(shape: Shape, text: str | None) -> Any:
     if text is None or shape.type_name not in ("integer", "long", "boolean"):
         return text
     if shape.type_name == "boolean":
         return text.lower() == "true"
     # A malformed number is passed on as text: the action refuses it with SQS's message.
-    return int(text) if text.lstrip("-").isdigit() else text
-
-
-def _indexes(form: Mapping[str, str], key: str) -> list[int]:
-    """The entry numbers used under `key` (1, 2, ...), in order."""
-    numbers = set()
-    for name in form:
-        if name.startswith(key + "."):
-            head = name[len(key) + 1 :].split(".", 1)[0]
-            if head.isdigit():
-                numbers.add(int(head))
-    return sorted(numbers)
+    number = parse_int(text)
+    return text if number is None else number
 
 
 def _entry_name(name: str, shape: Shape) -> str:
@@ -166,8 +237,7 @@ def _write(shape: Shape, name: str, value: Any) -> str:
         return "".join(
             _element(
                 tag,
-                _element(key_name, escape(k, _CARRIAGE_RETURN))
-                + _element("Value", _inner(shape.value, v)),
+                _element(key_name, _text(k)) + _element("Value", _inner(shape.value, v)),
             )
             for k, v in value.items()
         )
@@ -179,7 +249,14 @@ def _inner(shape: Shape, value: Any) -> str:
         return _write_members(shape, value)
     if isinstance(value, bool):
         return "true" if value else "false"
-    return escape(str(value), _CARRIAGE_RETURN)
+    return _text(str(value))
+
+
+def _text(value: str) -> str:
+    """Text as XML character data. Validation keeps forbidden characters out of what is
+    stored, but not out of what was stored before it did, nor out of error messages that
+    quote a refused value: replaced here, so that no response is ever unreadable."""
+    return escape(without_forbidden_chars(value), _CARRIAGE_RETURN)
 
 
 def _element(tag: str, inner: str) -> str:

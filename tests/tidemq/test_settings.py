@@ -34,6 +34,9 @@ def test_defaults() -> None:
         ({"TIDEMQ_PORT": "70000"}, "port must be a number"),
         ({"TIDEMQ_DURABILITY": "maybe"}, "durability must be one of fsync"),
         ({"TIDEMQ_CONFIG": "/nonexistent/tidemq.toml"}, "cannot read config file"),
+        # Digits to str.isdigit, not to int(): refused, not a crash.
+        ({"TIDEMQ_MAX_MESSAGE_BYTES": "2\u00b2"}, "max_message_bytes must be from 1024"),
+        ({"TIDEMQ_SEGMENT_BYTES": "\u2460"}, "segment_bytes must be a whole number"),
     ],
 )
 def test_bad_settings_say_what_is_wrong(env: dict[str, str], message: str) -> None:

@@ -18,9 +18,9 @@ from gateway.core.messages import MessageDraft
 from gateway.sqs.actions.context import Response, SqsContext, action
 from gateway.sqs.actions.messages import FIELD_NAMES, message_draft, sent_fields, visibility_ms
 from gateway.sqs.errors import SqsError, from_core, invalid_parameter
+from gateway.sqs.limits import MAX_BATCH_ENTRIES
 from gateway.sqs.params import Params, required_str
 
-MAX_ENTRIES = 10
 _ENTRY_ID = re.compile(r"^[A-Za-z0-9_-]{1,80}\Z")
 
 
@@ -78,10 +78,10 @@ def _entries(params: Params, entry_name: str) -> list[Mapping[str, Any]]:
         )
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         raise invalid_parameter("Value for parameter Entries must be a list of objects.")
-    if len(entries) > MAX_ENTRIES:
+    if len(entries) > MAX_BATCH_ENTRIES:
         raise SqsError(
             "TooManyEntriesInBatchRequest",
-            f"Maximum number of entries per request are {MAX_ENTRIES}. "
+            f"Maximum number of entries per request are {MAX_BATCH_ENTRIES}. "
             f"You have sent {len(entries)}.",
         )
     seen: set[str] = set()

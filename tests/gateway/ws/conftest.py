@@ -42,7 +42,7 @@ class WsClient:
     async def recv(self, timeout_s: float = FRAME_TIMEOUT_S) -> dict[str, Any]:
         raw = await asyncio.wait_for(self.connection.recv(), timeout_s)
         frame: dict[str, Any] = json.loads(raw)
-        _check_against_document(frame)
+        check_against_document(frame)
         return frame
 
     async def request(self, frame: dict[str, Any]) -> dict[str, Any]:
@@ -89,7 +89,7 @@ def _validators() -> dict[str, jsonschema.protocols.Validator]:
 _VALIDATORS = _validators()
 
 
-def _check_against_document(frame: dict[str, Any]) -> None:
+def check_against_document(frame: dict[str, Any]) -> None:
     assert frame.get("type") in _VALIDATORS, frame
     _VALIDATORS[frame["type"]].validate(frame)
 
