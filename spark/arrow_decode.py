@@ -166,8 +166,8 @@ class _Decoder:
         self.segment = segment
         self.stream = columns
         self.where = where
-        # Batches to walk one by one before trying a run of equal batches again.
-        self._patience = self._backoff = _MIN_BACKOFF
+        # Batches to walk one by one before trying a run of equal batches (again).
+        self._patience, self._backoff = 0, _MIN_BACKOFF
 
     def corrupt(self, position: int, why: str) -> CorruptSegment:
         at = self.segment.start_position + position
@@ -234,9 +234,8 @@ class _Decoder:
             ends.append(end)
             expected_offset = base + count
             position = end
-        self._patience = budget
-        if budget <= 0:
-            self._patience = 0  # try a run next
+        if guess:
+            self._patience = max(budget, 0)  # at 0: try a run next
         walk.pieces.append((positions, bases, first_timestamps, counts, ends))
         walk.records += len(positions)
         return position, expected_offset

@@ -154,9 +154,10 @@ def push(filters: Iterable[Filter]) -> tuple[Bounds, list[Filter]]:
 def from_filter(item: Filter) -> Pushed | None:
     """The bounds one pushed filter implies, or None if it names no bounded column (or
     compares it with something other than a plain value)."""
-    if len(item.attribute) != 1:  # type: ignore[attr-defined]
+    attribute = getattr(item, "attribute", None)  # Not(...) has a child instead
+    if not isinstance(attribute, tuple) or len(attribute) != 1:
         return None
-    column = item.attribute[0].lower()  # type: ignore[attr-defined]
+    column = str(attribute[0]).lower()
     if isinstance(item, IsNotNull):
         return Pushed(Bounds(), exact=True) if column in _NOT_NULL else None
     if column == "timestamp":

@@ -41,7 +41,13 @@ def read_partition(
     the placeholder partition that Spark plans when there is nothing to read)."""
     if not isinstance(partition, SegmentPartition):
         return iter(())
-    store = open_archive(options.url, options.s3)
+    return read_slice(open_archive(options.url, options.s3), partition, schema)
+
+
+def read_slice(
+    store: ObjectStore, partition: SegmentPartition, schema: StructType
+) -> Iterator[pa.RecordBatch]:
+    """Fetches the slice (one ranged GET) and decodes it."""
     data = fetch_slice(store, partition.segment)
     where = f"{store.url}/{partition.segment.key}"
     return decode_slice(data, partition.segment, partition.columns, where, arrow_schema(schema))

@@ -92,14 +92,18 @@ class TideMQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             self._target = dict(available)  # what was archived when the query started
         if self._target is not None:
             available = {p: min(end, self._target.get(p, 0)) for p, end in available.items()}
+        # Oldest first across partitions (by first timestamp, then offset).
         pending = sorted(
-            (segment.first_timestamp_ms or 0, partition, segment)
-            for partition, manifest in manifests.items()
-            for segment in manifest.segments
-            if offsets.get(partition, 0) < segment.end_offset <= available[partition]
+            (
+                (partition, segment)
+                for partition, manifest in manifests.items()
+                for segment in manifest.segments
+                if offsets.get(partition, 0) < segment.end_offset <= available[partition]
+            ),
+            key=lambda item: (item[1].first_timestamp_ms or 0, item[1].base_offset, item[0]),
         )
         ends = dict(offsets)
-        for _, partition, segment in _admitted([(p, s) for _, p, s in pending], limit):
+        for partition, segment in _admitted(pending, limit):
             ends[partition] = max(ends.get(partition, 0), segment.end_offset)
         return _encode(stream_id, ends)
 
@@ -158,7 +162,7 @@ class TideMQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
 def _admitted(
     pending: Sequence[tuple[int, SegmentEntry]], limit: ReadLimit
-) -> Iterator[tuple[int, int, SegmentEntry]]:
+) -> Iterator[tuple[int, SegmentEntry]]:
     """The oldest pending segments that fit `limit` (always at least one)."""
     used_rows = used_bytes = 0
     for used_segments, (partition, segment) in enumerate(pending, 1):
@@ -171,7 +175,7 @@ def _admitted(
         )
         if over and used_segments > 1:
             return
-        yield used_segments, partition, segment
+        yield partition, segment
 
 
 def _warn_if_removed(stream_id: str, partition: int, start: int, manifest: Manifest) -> None:
