@@ -1,8 +1,8 @@
 """Real archives for the Spark tests, made the way TideMQ makes them: records appended to
 a `PartitionLog`, segments sealed by `roll()`, each sealed segment's three files uploaded
-to a `LocalDirStore` under the keys of `storage_nodes.archive.layout`, listed by
-`Manifests.update`, with `stream.json` and the `_names/` entry beside them
-(docs/formats.md, "The archive").
+to an object store (a `LocalDirStore` unless another is given) under the keys of
+`storage_nodes.archive.layout`, listed by `Manifests.update`, with `stream.json` and the
+`_names/` entry beside them (docs/formats.md, "The archive").
 
     archive = Archive(tmp_path)
     orders = archive.create_stream("orders", partitions=2)
@@ -24,6 +24,7 @@ import orjson
 from storage_nodes.archive import layout
 from storage_nodes.archive.local_store import LocalDirStore
 from storage_nodes.archive.manifest import Manifest, Manifests, SegmentEntry
+from storage_nodes.archive.object_store import ObjectStore
 from storage_nodes.log.partition_log import LogConfig, PartitionLog, SegmentInfo
 from storage_nodes.log.record import MessageAttribute, RecordIn
 
@@ -145,11 +146,11 @@ class ArchivedStream:
 
 
 class Archive:
-    """A local-directory archive under `root/archive`, with the logs it was made from
-    under `root/logs`."""
+    """An archive in `store` (by default a local directory, `root/archive`), with the
+    logs it was made from under `root/logs`."""
 
-    def __init__(self, root: Path) -> None:
-        self.store = LocalDirStore(root / "archive")
+    def __init__(self, root: Path, store: ObjectStore | None = None) -> None:
+        self.store = store or LocalDirStore(root / "archive")
         self.logs = root / "logs"
 
     @property

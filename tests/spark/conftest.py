@@ -20,7 +20,9 @@ from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as sf
 
 from spark.datasource import PUSHDOWN_CONF
+from tests.conftest import RunningGateway, start_gateway
 from tests.spark.archive_builder import Archive, ArchivedStream
+from tests.spark.tiered import TIER_FAST
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -52,6 +54,14 @@ def spark_session() -> Iterator[SparkSession]:
 @pytest.fixture
 def archive(tmp_path: Path) -> Archive:
     return Archive(tmp_path)
+
+
+@pytest.fixture
+def tiering_gateway(redis_url: str, tmp_path: Path) -> Iterator[RunningGateway]:
+    """The gateway stack tiering to `<data dir>/archive` within a fifth of a second."""
+    running = start_gateway(redis_url, tmp_path / "data", archive=TIER_FAST)
+    yield running
+    running.stop()
 
 
 @pytest.fixture
