@@ -54,9 +54,7 @@ _RECORD = np.dtype(
     ]
 )
 assert _RECORD.itemsize == RECORD_HEADER.size == 38
-_HEADER_BYTES = np.arange(RECORD_HEADER.size, dtype=np.int64)
 _INLINE_BYTES = np.arange(12, dtype=np.int64)  # an Arrow view holds values <= 12 bytes inline
-_PREFIX_BYTES = np.arange(4, dtype=np.int64)  # and the first 4 of longer ones
 _CRC_START = 17  # the CRC covers the batch from its attributes field on
 _LENGTH_END = 12  # base_offset and batch_length: what batch_length does not count
 # BATCH_HEADER as a numpy record, to check a run of batch headers at once.
@@ -73,7 +71,6 @@ _BATCH = np.dtype(
     ]
 )
 assert _BATCH.itemsize == BATCH_HEADER.size == 39
-_BATCH_BYTES = np.arange(BATCH_HEADER.size, dtype=np.int64)
 # A run of equal batches is used from this length on; after a failed try, batches are
 # walked one by one for a while (doubling, up to the maximum) before the next.
 _MIN_RUN = 4
@@ -163,6 +160,7 @@ class _Decoder:
         self.schema = schema
         self.array = np.frombuffer(data, np.uint8)
         self.buffer = pa.py_buffer(data)
+        self._windows: dict[int, np.ndarray[Any, Any]] = {}
         self.segment = segment
         self.stream = columns
         self.where = where
@@ -208,7 +206,7 @@ class _Decoder:
         counts: list[int] = []
         ends: list[int] = []
         append = positions.append
-        budget = self._patience if guess else BATCH_MAX_RECORDS
+        budget = max(self._patience, 1) if guess else BATCH_MAX_RECORDS
         while position < stop and walk.records + len(positions) < BATCH_MAX_RECORDS and budget > 0:
             budget -= 1
             base, count, first_ts, end = self._header(position, expected_offset)
@@ -270,12 +268,14 @@ class _Decoder:
             return None
         _, length, _, _, _, count, _, _ = _unpack_batch(self.data, position)
         size = _LENGTH_END + length
-        guesses = min((stop - position) // max(size, 1), max_records // max(count, 1))
-        if size < first or count < 1 or guesses < 2:
-            self._give_up()
+        if size < first or count < 1:
+            self._give_up()  # not a batch: the walk one by one says what is wrong
+            return None
+        guesses = min((stop - position) // size, max_records // count)
+        if guesses < _MIN_RUN:  # the end of this walk, not a sign against runs
             return None
         starts = position + size * np.arange(guesses, dtype=np.int64)
-        headers = self.array[starts[:, None] + _BATCH_BYTES].view(_BATCH)[:, 0]
+        headers = self._gather(starts, BATCH_HEADER.size).view(_BATCH)
         ok = (
             (headers["base_offset"] == expected_offset + count * np.arange(guesses))
             & (headers["batch_length"] == length)
@@ -318,7 +318,7 @@ class _Decoder:
         starts, bases, first_timestamps, counts, ends = walk.arrays()
         if len(starts) and int(starts[-1]) + RECORD_HEADER.size > len(self.data):
             raise self.corrupt(int(starts[-1]), "record header runs past the data")
-        header = self.array[starts[:, None] + _HEADER_BYTES].view(_RECORD)[:, 0]
+        header = self._gather(starts, RECORD_HEADER.size).view(_RECORD)
         firsts = np.cumsum(counts) - counts  # index of each batch's first record
         delta = np.arange(len(starts), dtype=np.int64) - np.repeat(firsts, counts)
         offsets = np.repeat(bases, counts) + delta
@@ -447,24 +447,45 @@ class _Decoder:
         views[:, 0] = lengths
         short = lengths <= 12
         if short.all():
-            inline = self._gather(starts, _INLINE_BYTES)
+            inline = self._gather(starts, 12).view(np.uint8).reshape(n, 12)
             inline[_INLINE_BYTES[None, :] >= lengths[:, None]] = 0
             views.view(np.uint8)[:, 4:] = inline
         else:
-            views.view(np.uint8)[:, 4:8] = self._gather(starts, _PREFIX_BYTES)
+            views[:, 1] = self._gather(starts, 4).view(np.int32)
             views[:, 3] = starts  # buffer 0 (views[:, 2]) at this position
             if short.any():
                 rows = np.flatnonzero(short)
-                inline = self._gather(starts[rows], _INLINE_BYTES)
+                inline = self._gather(starts[rows], 12).view(np.uint8).reshape(len(rows), 12)
                 inline[_INLINE_BYTES[None, :] >= lengths[rows, None]] = 0
                 views.view(np.uint8)[rows, 4:] = inline
         return pa.Array.from_buffers(
             pa.binary_view(), n, [validity, pa.py_buffer(views), self.buffer]
         )
 
-    def _gather(self, starts: np.ndarray[Any, Any], columns: np.ndarray[Any, Any]) -> Any:
-        """The bytes at starts + columns, as rows (past the end: the last byte)."""
-        return self.array[np.minimum(starts[:, None] + columns, len(self.array) - 1)]
+    def _gather(self, starts: np.ndarray[Any, Any], width: int) -> np.ndarray[Any, Any]:
+        """The `width` bytes at each of `starts`, as one `V<width>` value each; bytes past
+        the end of the data read as zeros.
+
+        Each value is an element of an overlapping view of the data (element i is bytes
+        i .. i + width - 1), so the gather copies `width` bytes per value in C rather
+        than indexing every byte."""
+        data = self.data
+        last = len(data) - width  # the last start whose bytes are all in the data
+        values: np.ndarray[Any, Any]
+        if last < 0 or len(starts) == 0:
+            values = _windows(data.ljust(len(data) + width, b"\0"), width)[starts]
+            return values
+        windows = self._windows.get(width)
+        if windows is None:
+            windows = self._windows[width] = _windows(data, width)
+        if int(starts.max()) <= last:
+            values = windows[starts]
+            return values
+        values = windows[np.minimum(starts, last)]
+        near_end = starts > last
+        tail = _windows(data[last:] + bytes(width), width)
+        values[near_end] = tail[starts[near_end] - last]
+        return values
 
     def _attributes(
         self,
@@ -531,3 +552,8 @@ class _Decoder:
             binary = data[position : position + binary_length]
             position += binary_length
         return name, data_type, string, binary, position
+
+
+def _windows(data: bytes, width: int) -> np.ndarray[Any, Any]:
+    """Every run of `width` bytes of `data`: element i is bytes i .. i + width - 1."""
+    return np.ndarray((len(data) - width + 1,), f"V{width}", buffer=data, strides=(1,))
