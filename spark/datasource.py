@@ -9,13 +9,19 @@
 Registration: PySpark 4 registers by itself the `DefaultSource` of every importable
 top-level module named `pyspark_*`; the `pyspark_tidemq` module installed beside this
 package is that hook, so `format("tidemq")` works in any session of an environment where
-TideMQ is installed. `register(spark)` does it explicitly (and turns on filter pushdown).
+TideMQ is installed. `register(spark)` does it explicitly.
 
 Planning (on the driver, in PySpark's planner process): find the stream, read its
 partitions' manifests, prune by the bounds, cut segments into slices
 (spark/archive_reader.py). Reading (in the tasks): one ranged GET per slice, decoded into
 Arrow batches (spark/arrow_decode.py). Clients are opened in `read()`, never held by the
 objects Spark pickles. The streaming reader is spark/stream_reader.py.
+
+Filter pushdown is opt-in (`filter_pushdown=true`, and Spark's
+`spark.sql.python.filterPushdown.enabled`): Spark 4.3 keeps the plan a pushdown made on
+the relation, and reuses it for a later scan of the same DataFrame that pushes nothing,
+which then reads only what the earlier filters let through. The options' bounds are part
+of the relation, so pruning by them is always safe.
 """
 
 from __future__ import annotations
@@ -59,16 +65,16 @@ class TideMQDataSource(DataSource):
 
     def reader(self, schema: StructType) -> DataSourceReader:
         options = _options(self.options, schema)
-        if _planned_without_pushdown():
-            return TideMQReader(options, schema)
-        return TideMQFilteringReader(options, schema)
+        if options.filter_pushdown and not _planned_without_pushdown():
+            return TideMQFilteringReader(options, schema)
+        return TideMQReader(options, schema)
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:  # noqa: N802
         return TideMQStreamReader(_options(self.options, schema), schema)
 
 
 class TideMQReader(DataSourceReader):
-    """Prunes by the options' bounds only (filter pushdown off)."""
+    """Prunes by the options' bounds only."""
 
     def __init__(self, options: ReadOptions, schema: StructType) -> None:
         self.options = options
@@ -89,7 +95,8 @@ class TideMQReader(DataSourceReader):
 
 
 class TideMQFilteringReader(TideMQReader):
-    """Also prunes by the filters Spark pushes on partition, offset and timestamp."""
+    """Also prunes by the filters Spark pushes on partition, offset and timestamp, and
+    applies them exactly (a filter it reports as handled is not evaluated again)."""
 
     def pushFilters(self, filters: list[Filter]) -> list[Filter]:  # noqa: N802 (Spark's name)
         bounds, remaining = pushdown.push(filters)
@@ -97,10 +104,12 @@ class TideMQFilteringReader(TideMQReader):
         return remaining
 
 
-def register(spark: SparkSession) -> None:
-    """Registers the `tidemq` format in `spark` and enables Python filter pushdown (off by
-    default in Spark 4.x), so filters on partition, offset and timestamp prune segments."""
-    spark.conf.set(PUSHDOWN_CONF, "true")
+def register(spark: SparkSession, *, filter_pushdown: bool = False) -> None:
+    """Registers the `tidemq` format in `spark` (needed only where PySpark does not find
+    `pyspark_tidemq` by itself). With `filter_pushdown`, also turns on Spark's Python filter
+    pushdown for the session, which readers with the `filter_pushdown` option use."""
+    if filter_pushdown:
+        spark.conf.set(PUSHDOWN_CONF, "true")
     spark.dataSource.register(TideMQDataSource)
 
 
@@ -119,9 +128,9 @@ def _planned_without_pushdown() -> bool:
     That planner refuses a reader that overrides `pushFilters` while pushdown is off
     (DATA_SOURCE_PUSHDOWN_DISABLED) rather than ignoring it, and it is the only caller
     that does not then call `pushFilters`; so there, and only there, the reader without
-    the hook is returned, and `format("tidemq")` works whatever the setting. Were the
-    planner renamed in a later PySpark, the filtering reader would be returned and
-    PySpark's error would name the setting to turn on.
+    the hook is returned, and the `filter_pushdown` option works whatever the setting.
+    Were the planner renamed in a later PySpark, the filtering reader would be returned
+    and PySpark's error would name the setting to turn on.
     """
     caller = sys._getframe(2)  # reader() is frame 1
     return Path(caller.f_code.co_filename).name == "plan_data_source_read.py"

@@ -38,7 +38,7 @@ _KNOWN = frozenset(
     (
         "path", "account", "queue", "topic", "stream_id", "include_deleted", "partitions",
         "start_offset", "end_offset", "start_timestamp_ms", "end_timestamp_ms",
-        "max_split_bytes", "s3_endpoint_url", "s3_region", "s3_access_key_id",
+        "max_split_bytes", "filter_pushdown", "s3_endpoint_url", "s3_region", "s3_access_key_id",
         "s3_secret_access_key", "s3_path_style", "starting_position",
         "max_segments_per_trigger",
     )
@@ -55,6 +55,7 @@ class ReadOptions:
     include_deleted: bool
     bounds: Bounds
     max_split_bytes: int
+    filter_pushdown: bool
     s3: S3Options = field(repr=False)
     starting_position: StartingPosition
     max_segments_per_trigger: int | None
@@ -90,6 +91,7 @@ def parse_options(options: Mapping[str, str]) -> ReadOptions:
         include_deleted=_flag(options, "include_deleted", default=False),
         bounds=_bounds(options),
         max_split_bytes=_integer(options, "max_split_bytes", minimum=1) or DEFAULT_MAX_SPLIT_BYTES,
+        filter_pushdown=_flag(options, "filter_pushdown", default=False),
         s3=S3Options(
             endpoint_url=options.get("s3_endpoint_url") or None,
             region=options.get("s3_region") or None,

@@ -98,7 +98,7 @@ def instant_ms(text: str) -> int:
 
 def session(app_name: str) -> SparkSession:
     """The job's session (whatever spark-submit or the environment configures), with
-    the `tidemq` format registered and filter pushdown on."""
+    the `tidemq` format registered (the jobs prune by the reader's options)."""
     # A plain `python -m` run starts Spark's Python workers with this same interpreter,
     # not whatever `python3` is first on PATH.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
