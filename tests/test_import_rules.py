@@ -16,7 +16,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-OURS = ("tidemq", "gateway", "storage_nodes", "control_plane", "spark", "loadtests")
+OURS = (
+    "tidemq",
+    "gateway",
+    "storage_nodes",
+    "control_plane",
+    "spark",
+    "pyspark_tidemq",
+    "loadtests",
+)
 PROTOCOLS = ("gateway.sqs", "gateway.rest", "gateway.ws", "gateway.sns")
 BELOW_GATEWAY = ("control_plane", "storage_nodes")
 
@@ -221,6 +229,14 @@ def test_spark_imports_only_storage_nodes_of_ours() -> None:
         "spark imports a package of ours other than storage_nodes",
         "spark",
         lambda i: ours_outside(i.imported, "spark", "storage_nodes"),
+    )
+
+
+def test_the_pyspark_hook_imports_only_spark() -> None:
+    forbid(
+        "pyspark_tidemq (PySpark's lookup hook) imports a package of ours other than spark",
+        "pyspark_tidemq",
+        lambda i: ours_outside(i.imported, "pyspark_tidemq", "spark"),
     )
 
 
