@@ -23,6 +23,7 @@ from gateway.auth.authenticator import Authenticator
 from gateway.auth.bearer import TokenVerifier
 from gateway.core.broker import DEFAULT_MAX_MESSAGE_BYTES, Broker
 from gateway.heap import freeze_startup_heap
+from gateway.heap_trim import trimming_heap
 from storage_nodes.archive.manifest import Manifests
 from storage_nodes.archive.remote_reads import ArchiveReader
 from storage_nodes.archive.segment_cache import DEFAULT_MAX_BYTES, SegmentCache
@@ -170,6 +171,7 @@ def build_app(
             # Everything start-up made lives as long as the gateway: out of the
             # collector's walks from here on (gateway/heap.py).
             freeze_startup_heap()
-            yield
+            async with trimming_heap():
+                yield
 
     return create_app(lifespan, public_url)
