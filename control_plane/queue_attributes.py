@@ -28,10 +28,13 @@ class IntRange:
     default: int
 
 
+# SQS's largest message (body and attributes), and its default MaximumMessageSize since
+# 2025: 1 MiB.
+MAX_MESSAGE_BYTES = 1_048_576
 # The ranges and defaults are SQS's.
 INTEGER_ATTRIBUTES: Mapping[str, IntRange] = {
     "DelaySeconds": IntRange(0, 900, 0),
-    "MaximumMessageSize": IntRange(1024, 1_048_576, 262_144),
+    "MaximumMessageSize": IntRange(1024, MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES),
     "MessageRetentionPeriod": IntRange(60, 1_209_600, 345_600),
     "ReceiveMessageWaitTimeSeconds": IntRange(0, 20, 0),
     "VisibilityTimeout": IntRange(0, 43_200, 30),

@@ -232,7 +232,7 @@ def start_gateway(
     *,
     clock: Clock | None = None,
     auth_clock: Clock | None = None,
-    max_message_bytes: int = 256 * 1024,
+    max_message_bytes: int = 1024 * 1024,
     archive: ArchiveOptions | None = None,
 ) -> RunningGateway:
     """Starts the stack with TEST_ACCESS_KEY_ID / TEST_SECRET_ACCESS_KEY registered.

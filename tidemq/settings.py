@@ -36,8 +36,8 @@ class Settings:
     # directory's master.key (tidemq/master_key.py).
     master_key: str | None = field(default=None, repr=False)
     durability: Durability = "fsync"
-    # The largest MaximumMessageSize a queue may have: 256 KiB up to SQS's 1 MiB.
-    max_message_bytes: int = 256 * 1024
+    # The largest MaximumMessageSize a queue may have: SQS's 1 MiB, or lower (1 KiB up).
+    max_message_bytes: int = 1024 * 1024
     # The archive (docs/tiering.md): s3://bucket/prefix or file:///dir; None:
     # <data_dir>/archive. The S3 settings: None takes boto3's own defaults.
     archive_url: str | None = None

@@ -18,7 +18,7 @@ from control_plane.deliveries import SubscriptionStats
 from control_plane.errors import ControlPlaneError, MessageNotInflight, PurgeQueueInProgress
 from control_plane.move_tasks import MoveTask, parse_handle
 from control_plane.plane import ControlPlane
-from control_plane.queue_attributes import integer_value
+from control_plane.queue_attributes import MAX_MESSAGE_BYTES, integer_value
 from control_plane.queue_policy import allows
 from control_plane.queues import QueueInfo
 from control_plane.receipts import Receipt
@@ -45,8 +45,8 @@ from gateway.core.validation import FieldNames
 from storage_nodes.node import Node, Record, StreamDescriptor, TieringStatus
 
 PURGE_INTERVAL_MS = 60_000
-# SQS's own default; a deployment may allow queues up to SQS's maximum (1 MiB).
-DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024
+# SQS's maximum and default (1 MiB); a deployment may cap every queue lower.
+DEFAULT_MAX_MESSAGE_BYTES = MAX_MESSAGE_BYTES
 
 # Per entry of a batch: None for success, or the error of that entry alone.
 EntryResults = list[CoreError | None]
@@ -211,9 +211,10 @@ class Broker:
 
     def _check_attributes(self, attributes: Mapping[str, str]) -> None:
         """Refuses a MaximumMessageSize beyond what this deployment allows."""
-        # Anything but an integer is left to the control plane, which refuses it.
+        # Anything but an integer within SQS's range is left to the control plane, which
+        # refuses it in SQS's words.
         size = integer_value(attributes.get("MaximumMessageSize", ""))
-        if size is not None and size > self.max_message_bytes:
+        if size is not None and self.max_message_bytes < size <= MAX_MESSAGE_BYTES:
             raise CoreError(
                 "InvalidAttributeValue",
                 "Invalid value for the parameter MaximumMessageSize. Reason: this TideMQ "

@@ -141,7 +141,7 @@ def test_dead_letter_sources_are_listed(rest: httpx.Client) -> None:
         ({"name": "orders", "attributes": {"VisibilityTimeout": "99999"}}, "InvalidAttributeValue"),
         ({"name": "orders", "attributes": {"VisibilityTimeout": 30}}, "InvalidParameterValue"),
         (
-            {"name": "orders", "attributes": {"MaximumMessageSize": "1048576"}},
+            {"name": "orders", "attributes": {"MaximumMessageSize": "1048577"}},
             "InvalidAttributeValue",
         ),
         ({"name": "orders", "tags": {"aws:x": "1"}}, "InvalidParameterValue"),

@@ -50,7 +50,7 @@ def test_a_send_batch_reports_each_entry(sqs: Any) -> None:
             "BatchEntryIdsNotDistinct",
         ),
         ([{"Id": "no spaces", "MessageBody": "x"}], "InvalidBatchEntryId"),
-        ([{"Id": f"e{i}", "MessageBody": "x" * 30_000} for i in range(9)], "BatchRequestTooLong"),
+        ([{"Id": f"e{i}", "MessageBody": "x" * 120_000} for i in range(9)], "BatchRequestTooLong"),
     ],
 )
 def test_a_malformed_batch_sends_nothing(

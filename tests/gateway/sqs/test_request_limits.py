@@ -14,7 +14,7 @@ from tests.conftest import RunningGateway
 from tests.gateway.sqs.wire import form, is_empty, new_queue, query_error
 from tests.sigv4_signing import signed_post, signed_query_post
 
-DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024
+DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024
 
 
 def test_more_parameters_than_any_action_needs_are_refused(

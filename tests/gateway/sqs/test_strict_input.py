@@ -80,14 +80,6 @@ def test_queue_attributes_take_ascii_integers_only(
     assert sqs.list_queues()["QueueUrls"] == [url]
 
 
-def test_a_deployment_cap_is_not_bypassed_with_spaces(sqs: Any) -> None:
-    # Queue attributes take spaces around their digits; the cap on MaximumMessageSize
-    # reads the number the same way.
-    with pytest.raises(sqs.exceptions.InvalidAttributeValue, match="TIDEMQ_MAX_MESSAGE_BYTES"):
-        sqs.create_queue(QueueName="never", Attributes={"MaximumMessageSize": " 1048576"})
-    assert sqs.list_queues().get("QueueUrls", []) == []
-
-
 @pytest.mark.parametrize("value", [*UNICODE_DIGITS, " 5", "5 ", "1_000", "Infinity", "0x1"])
 def test_number_attributes_take_ascii_decimal_numbers_only(sqs: Any, value: str) -> None:
     url = new_queue(sqs)
