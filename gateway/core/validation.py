@@ -48,6 +48,9 @@ def check_message(queue: QueueInfo, draft: MessageInput, names: FieldNames) -> N
         check_fifo_id(names.dedup_id, dedup_id)
     _check_queue_type(queue, draft, names)
     delay_s = draft.delay_seconds
+    if queue.fifo:
+        # A FIFO queue's own DelaySeconds applies; SQS takes an explicit 0 as no delay.
+        delay_s = None
     delay_ms = None if delay_s is None else delay_s * 1000
     message = NewMessage(
         body=body,
@@ -70,9 +73,10 @@ def check_message(queue: QueueInfo, draft: MessageInput, names: FieldNames) -> N
 
 def _check_queue_type(queue: QueueInfo, draft: MessageInput, names: FieldNames) -> None:
     """FIFO queues need a group (and a deduplication id or content-based deduplication)
-    and take no per-message delay; standard queues take no deduplication id."""
+    and take no per-message delay (0 is accepted, as SQS does); standard queues take no
+    deduplication id."""
     if queue.fifo:
-        if draft.delay_seconds is not None:
+        if draft.delay_seconds:
             raise _not_for_this_queue_type(names.delay_seconds, draft.delay_seconds)
         if draft.group_id is None:
             raise missing_parameter(names.group_id)

@@ -124,3 +124,88 @@ def test_a_long_poll_is_woken_when_its_group_is_unlocked(sqs: Any) -> None:
     waiting.join(timeout=10)  # woken, not ended by its 20 s wait
     assert not waiting.is_alive()
     assert [m["Body"] for m in result["Messages"]] == ["second"]
+
+
+def test_a_zero_delay_is_accepted_on_fifo_sends_and_batch_entries(sqs: Any) -> None:
+    url = _fifo(sqs)
+    sent = sqs.send_message(
+        QueueUrl=url,
+        MessageBody="one",
+        MessageGroupId="g",
+        MessageDeduplicationId="1",
+        DelaySeconds=0,
+    )
+    assert sent["SequenceNumber"]
+    result = sqs.send_message_batch(
+        QueueUrl=url,
+        Entries=[
+            {
+                "Id": "a",
+                "MessageBody": "two",
+                "MessageGroupId": "g",
+                "MessageDeduplicationId": "2",
+                "DelaySeconds": 0,
+            },
+            {
+                "Id": "b",
+                "MessageBody": "three",
+                "MessageGroupId": "g",
+                "MessageDeduplicationId": "3",
+                "DelaySeconds": 1,
+            },
+        ],
+    )
+    assert [s["Id"] for s in result["Successful"]] == ["a"]
+    assert result["Failed"] == [
+        {
+            "Id": "b",
+            "SenderFault": True,
+            "Code": "InvalidParameterValue",
+            "Message": "Value 1 for parameter DelaySeconds is invalid. Reason: The request "
+            "include parameter that is not valid for this queue type.",
+        }
+    ]
+    messages = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]
+    assert [m["Body"] for m in messages] == ["one", "two"]
+
+
+def test_batch_entries_without_fifo_ids_fail_on_their_own(sqs: Any) -> None:
+    url = _fifo(sqs)
+    result = sqs.send_message_batch(
+        QueueUrl=url,
+        Entries=[
+            {"Id": "ok", "MessageBody": "x", "MessageGroupId": "g", "MessageDeduplicationId": "d"},
+            {"Id": "nogroup", "MessageBody": "x", "MessageDeduplicationId": "e"},
+            {"Id": "nodedup", "MessageBody": "x", "MessageGroupId": "g"},
+        ],
+    )
+    assert [s["Id"] for s in result["Successful"]] == ["ok"]
+    assert result["Failed"] == [
+        {
+            "Id": "nogroup",
+            "SenderFault": True,
+            "Code": "MissingParameter",
+            "Message": "The request must contain the parameter MessageGroupId.",
+        },
+        {
+            "Id": "nodedup",
+            "SenderFault": True,
+            "Code": "InvalidParameterValue",
+            "Message": "The queue should either have ContentBasedDeduplication enabled or "
+            "MessageDeduplicationId provided explicitly",
+        },
+    ]
+    [message] = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]
+    assert message["Body"] == "x"
+
+
+def test_fifo_queue_false_is_accepted_for_a_standard_queue(sqs: Any) -> None:
+    url = sqs.create_queue(QueueName="plain", Attributes={"FifoQueue": "false"})["QueueUrl"]
+    assert url.endswith("/plain")
+    # Idempotent: the same request again names the same queue.
+    again = sqs.create_queue(QueueName="plain", Attributes={"FifoQueue": "false"})["QueueUrl"]
+    assert again == url
+    attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
+    assert "FifoQueue" not in attributes
+    with pytest.raises(ClientError, match=r"must end with \.fifo"):
+        sqs.create_queue(QueueName="named.fifo", Attributes={"FifoQueue": "false"})
