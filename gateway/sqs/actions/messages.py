@@ -12,6 +12,7 @@ from gateway.sqs.errors import invalid_parameter, missing_parameter
 from gateway.sqs.params import Params, object_map, optional_int, required_str, string_list
 
 MAX_VISIBILITY_S = 43_200
+MAX_DELAY_S = 900
 FIELD_NAMES = FieldNames(
     body="MessageBody",
     group_id="MessageGroupId",
@@ -87,10 +88,23 @@ def message_draft(params: Params) -> MessageDraft:
         body=body,
         attributes=message_attributes.drafts(object_map(params, "MessageAttributes")),
         system_attributes=message_attributes.drafts(object_map(params, "MessageSystemAttributes")),
-        delay_seconds=optional_int(params, "DelaySeconds", 0, 900),
+        delay_seconds=_delay_seconds(params),
         group_id=_fifo_id(params, "MessageGroupId"),
         dedup_id=_fifo_id(params, "MessageDeduplicationId"),
     )
+
+
+def _delay_seconds(params: Params) -> int | None:
+    """A message's DelaySeconds, 0-900, refused in SQS's words."""
+    value = params.get("DelaySeconds")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_DELAY_S:
+        raise invalid_parameter(
+            f"Value {value} for parameter DelaySeconds is invalid. "
+            f"Reason: DelaySeconds must be >= 0 and <= {MAX_DELAY_S}."
+        )
+    return value
 
 
 def _fifo_id(params: Params, name: str) -> str | None:

@@ -100,3 +100,105 @@ def test_delete_and_visibility_batches(sqs: Any) -> None:
         attributes["ApproximateNumberOfMessages"],
         attributes["ApproximateNumberOfMessagesNotVisible"],
     ) == ("0", "0")
+
+
+def test_each_invalid_entry_fails_on_its_own_and_the_valid_ones_are_sent(sqs: Any) -> None:
+    url = _queue(sqs)
+    text = {"DataType": "String", "StringValue": "v"}
+    result = sqs.send_message_batch(
+        QueueUrl=url,
+        Entries=[
+            {"Id": "ok1", "MessageBody": "one", "DelaySeconds": 0},
+            {"Id": "late", "MessageBody": "x", "DelaySeconds": 901},
+            {"Id": "badname", "MessageBody": "x", "MessageAttributes": {"AWS.x": text}},
+            {
+                "Id": "badtype",
+                "MessageBody": "x",
+                "MessageAttributes": {"a": {"DataType": "Text", "StringValue": "v"}},
+            },
+            {
+                "Id": "notanumber",
+                "MessageBody": "x",
+                "MessageAttributes": {"n": {"DataType": "Number", "StringValue": "x"}},
+            },
+            {
+                "Id": "toomany",
+                "MessageBody": "x",
+                "MessageAttributes": {f"a{i}": text for i in range(11)},
+            },
+            {"Id": "ok2", "MessageBody": "two", "MessageAttributes": {"a": text}},
+        ],
+    )
+    assert [e["Id"] for e in result["Successful"]] == ["ok1", "ok2"]
+    failed = {f["Id"]: (f["Code"], f["SenderFault"], f["Message"]) for f in result["Failed"]}
+    assert list(failed) == ["late", "badname", "badtype", "notanumber", "toomany"]
+    assert failed["late"] == (
+        "InvalidParameterValue",
+        True,
+        "Value 901 for parameter DelaySeconds is invalid. "
+        "Reason: DelaySeconds must be >= 0 and <= 900.",
+    )
+    assert failed["notanumber"] == (
+        "InvalidParameterValue",
+        True,
+        "Could not cast message attribute 'n' value to number.",
+    )
+    assert failed["toomany"] == (
+        "InvalidParameterValue",
+        True,
+        "Number of message attributes [11] exceeds the allowed maximum [10].",
+    )
+    assert {code for code, _, _ in failed.values()} == {"InvalidParameterValue"}
+    received = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]
+    assert sorted(m["Body"] for m in received) == ["one", "two"]
+
+
+def test_a_send_message_delay_out_of_range_is_refused_in_sqs_words(sqs: Any) -> None:
+    url = _queue(sqs)
+    with pytest.raises(ClientError) as caught:
+        sqs.send_message(QueueUrl=url, MessageBody="x", DelaySeconds=901)
+    assert caught.value.response["Error"]["Code"] == "InvalidParameterValue"
+    assert caught.value.response["Error"]["Message"] == (
+        "Value 901 for parameter DelaySeconds is invalid. "
+        "Reason: DelaySeconds must be >= 0 and <= 900."
+    )
+
+
+@pytest.mark.parametrize(
+    ("entries", "code", "message"),
+    [
+        (
+            [],
+            "AWS.SimpleQueueService.EmptyBatchRequest",
+            "There should be at least one SendMessageBatchRequestEntry in the request.",
+        ),
+        (
+            [{"Id": f"e{i}", "MessageBody": "x"} for i in range(11)],
+            "AWS.SimpleQueueService.TooManyEntriesInBatchRequest",
+            "Maximum number of entries per request are 10. You have sent 11.",
+        ),
+        (
+            [{"Id": "same", "MessageBody": "x"}, {"Id": "same", "MessageBody": "y"}],
+            "AWS.SimpleQueueService.BatchEntryIdsNotDistinct",
+            "Id same repeated.",
+        ),
+        (
+            # One entry over the limit makes the batch over it: the whole request fails.
+            [{"Id": "a", "MessageBody": "x"}, {"Id": "big", "MessageBody": "y" * (1 << 20)}],
+            "AWS.SimpleQueueService.BatchRequestTooLong",
+            f"Batch requests cannot be longer than 1048576 bytes. You have sent {(1 << 20) + 1} "
+            "bytes.",
+        ),
+    ],
+)
+def test_only_what_fails_a_whole_batch_on_sqs_fails_it(
+    sqs: Any, entries: list[dict[str, str]], code: str, message: str
+) -> None:
+    url = _queue(sqs)
+    with pytest.raises(ClientError) as caught:
+        sqs.send_message_batch(QueueUrl=url, Entries=entries)
+    assert (caught.value.response["Error"]["Code"], caught.value.response["Error"]["Message"]) == (
+        code,
+        message,
+    )
+    assert "Messages" not in sqs.receive_message(QueueUrl=url)
