@@ -38,6 +38,8 @@ INTEGER_ATTRIBUTES: Mapping[str, IntRange] = {
     "MessageRetentionPeriod": IntRange(60, 1_209_600, 345_600),
     "ReceiveMessageWaitTimeSeconds": IntRange(0, 20, 0),
     "VisibilityTimeout": IntRange(0, 43_200, 30),
+    # Server-side encryption: TideMQ stores and reports it as SQS does (see below).
+    "KmsDataKeyReusePeriodSeconds": IntRange(60, 86_400, 300),
 }
 POLICY_ATTRIBUTES = frozenset({"RedrivePolicy", "RedriveAllowPolicy"})
 # FIFO queues only: name -> allowed values, the first being the default.
@@ -46,6 +48,12 @@ FIFO_ATTRIBUTES: Mapping[str, tuple[str, ...]] = {
     "DeduplicationScope": ("queue", "messageGroup"),
     "FifoThroughputLimit": ("perQueue", "perMessageGroupId"),
 }
+# Server-side encryption: SSE-SQS (SqsManagedSseEnabled, on by default as on SQS since
+# 2023) or SSE-KMS (KmsMasterKeyId), one at a time. TideMQ keeps and reports the settings
+# and encrypts nothing with them (docs/sqs-compatibility.md).
+KMS_KEY = "KmsMasterKeyId"
+SQS_MANAGED_SSE = "SqsManagedSseEnabled"
+KMS_REUSE_PERIOD = "KmsDataKeyReusePeriodSeconds"
 MAX_RECEIVE_COUNT = IntRange(1, 1000, 10)
 REDRIVE_PERMISSIONS = frozenset({"allowAll", "denyAll", "byQueue"})
 MAX_ALLOWED_SOURCES = 10
@@ -76,6 +84,13 @@ def validate(attributes: Mapping[str, str], fifo: bool) -> dict[str, str]:
     for name, value in attributes.items():
         if name == "FifoQueue":
             normalised[name] = _fifo_flag(value)
+            continue
+        if name == SQS_MANAGED_SSE:
+            normalised[name] = _boolean(name, value)
+            continue
+        if name == KMS_KEY:
+            # Any key id, alias or ARN; TideMQ has no KMS to ask. Empty removes it.
+            normalised[name] = value.strip()
             continue
         if name in FIFO_ATTRIBUTES and fifo:
             normalised[name] = _choice(name, value, FIFO_ATTRIBUTES[name])
@@ -124,12 +139,46 @@ def check_combination(attributes: Mapping[str, str]) -> None:
         )
 
 
+def check_encryption(changes: Mapping[str, str]) -> None:
+    """One request may not ask for both kinds of server-side encryption."""
+    if changes.get(KMS_KEY) and changes.get(SQS_MANAGED_SSE) == "true":
+        raise InvalidAttributeValue(
+            "You can use one type of server-side encryption (SSE) at one time. You can "
+            "either enable KMS SSE or SQS SSE."
+        )
+
+
+def with_encryption_changes(
+    current: Mapping[str, str], changes: Mapping[str, str]
+) -> dict[str, str]:
+    """`current` with `changes` applied, where turning one kind of server-side encryption
+    on turns the other off, as SQS does: a KMS key turns SSE-SQS off; SSE-SQS removes the
+    KMS key (and its reuse period, unless given); removing the key turns SSE-SQS back on
+    unless the same change says otherwise. Empty values are removals."""
+    merged = {**current, **changes}
+    if changes.get(KMS_KEY):
+        merged[SQS_MANAGED_SSE] = "false"
+    elif KMS_KEY in changes and SQS_MANAGED_SSE not in changes:
+        merged.pop(SQS_MANAGED_SSE, None)
+    if changes.get(SQS_MANAGED_SSE) == "true":
+        merged.pop(KMS_KEY, None)
+        if KMS_REUSE_PERIOD not in changes:
+            merged.pop(KMS_REUSE_PERIOD, None)
+    # Kept only where it says more than the key does (SSE off altogether), so a queue
+    # created with the default spelled out is the same as one created without it.
+    if merged.get(KMS_KEY) or merged.get(SQS_MANAGED_SSE) == "true":
+        merged.pop(SQS_MANAGED_SSE, None)
+    return {name: value for name, value in merged.items() if value}
+
+
 def with_defaults(attributes: Mapping[str, str], fifo: bool) -> dict[str, str]:
     """Every implemented attribute that has a value: as set, or its default."""
     merged = {name: str(bounds.default) for name, bounds in INTEGER_ATTRIBUTES.items()}
     if fifo:
         merged["FifoQueue"] = "true"
         merged.update({name: values[0] for name, values in FIFO_ATTRIBUTES.items()})
+    # SSE-SQS unless the queue has a KMS key.
+    merged[SQS_MANAGED_SSE] = "false" if attributes.get(KMS_KEY) else "true"
     merged.update({name: value for name, value in attributes.items() if value})
     return merged
 
@@ -137,6 +186,12 @@ def with_defaults(attributes: Mapping[str, str], fifo: bool) -> dict[str, str]:
 def _fifo_flag(value: str) -> str:
     if value.lower() not in ("true", "false"):
         raise InvalidAttributeValue("Invalid value for the parameter FifoQueue.")
+    return value.lower()
+
+
+def _boolean(name: str, value: str) -> str:
+    if value.lower() not in ("true", "false"):
+        raise InvalidAttributeValue(f"Invalid value for the parameter {name}.")
     return value.lower()
 
 

@@ -39,9 +39,11 @@ from control_plane.metadata_cache import (
 from control_plane.queue_attributes import (
     RedrivePolicy,
     check_combination,
+    check_encryption,
     redrive_policy,
     validate,
     with_defaults,
+    with_encryption_changes,
 )
 from control_plane.queue_policy import add_permission, remove_permission
 from control_plane.queue_scripts import CREATE_QUEUE, DELETE_QUEUE, SET_ATTRIBUTES, TAG_QUEUE
@@ -105,7 +107,9 @@ class QueueStore:
         within 60 s of the deletion of a queue of that name, as SQS does.
         """
         fifo = name.endswith(".fifo")
-        wanted = {k: v for k, v in validate(attributes, fifo).items() if v}
+        validated = validate(attributes, fifo)
+        check_encryption(validated)
+        wanted = with_encryption_changes({}, validated)
         if (wanted.pop("FifoQueue", "false") == "true") != fifo:
             raise InvalidParameterValue(
                 "The name of a FIFO queue can only include alphanumeric characters, hyphens, "
@@ -182,8 +186,9 @@ class QueueStore:
         queue = await self._read(account_id, name)
         if "FifoQueue" in attributes:
             raise InvalidAttributeValue("A queue's type cannot be changed after it is created.")
-        merged = {**queue.attributes, **validate(attributes, queue.fifo)}
-        merged = {k: v for k, v in merged.items() if v}
+        changes = validate(attributes, queue.fifo)
+        check_encryption(changes)
+        merged = with_encryption_changes(queue.attributes, changes)
         check_combination(merged)
         old, new = queue.settings.redrive, redrive_policy(merged)
         if new is not None:

@@ -75,7 +75,13 @@ async def get_queue_attributes(ctx: SqsContext, params: Params) -> Response:
         "ApproximateNumberOfMessagesNotVisible": str(stats.in_flight),
         "ApproximateNumberOfMessagesDelayed": str(stats.delayed),
     }
-    known = set(everything) | {"All", "RedrivePolicy", "RedriveAllowPolicy", "Policy"}
+    known = set(everything) | {
+        "All",
+        "RedrivePolicy",
+        "RedriveAllowPolicy",
+        "Policy",
+        "KmsMasterKeyId",
+    }
     unknown = wanted - known
     if unknown:
         raise SqsError("InvalidAttributeName", f"Unknown Attribute {sorted(unknown)[0]}.")
