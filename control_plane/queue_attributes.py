@@ -77,11 +77,28 @@ class RedriveAllowPolicy:
         return self.permission == "allowAll"
 
 
+_NAME_SPACE = " \t\n\r"
+
+
+def with_names_trimmed(attributes: Mapping[str, str]) -> dict[str, str]:
+    """The attributes with spaces around their names taken off (" DelaySeconds" is
+    DelaySeconds), as spaces around an integer's digits are; a name given twice that way
+    is refused rather than one of its values picked."""
+    trimmed: dict[str, str] = {}
+    for name, value in attributes.items():
+        bare = name.strip(_NAME_SPACE)
+        if bare in trimmed:
+            raise InvalidAttributeName(f"Attribute {bare} is given more than once.")
+        trimmed[bare] = value
+    return trimmed
+
+
 def validate(attributes: Mapping[str, str], fifo: bool) -> dict[str, str]:
     """Checks names and values for a queue of that type; returns the attributes in
-    canonical form. `FifoQueue` itself is checked by the caller against the name."""
+    canonical form, names trimmed. `FifoQueue` itself is checked by the caller against
+    the name."""
     normalised: dict[str, str] = {}
-    for name, value in attributes.items():
+    for name, value in with_names_trimmed(attributes).items():
         if name == "FifoQueue":
             normalised[name] = _fifo_flag(value)
             continue

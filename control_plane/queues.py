@@ -184,9 +184,9 @@ class QueueStore:
     ) -> QueueInfo:
         """Changes the given attributes (an empty policy removes it); the rest stay."""
         queue = await self._read(account_id, name)
-        if "FifoQueue" in attributes:
-            raise InvalidAttributeValue("A queue's type cannot be changed after it is created.")
         changes = validate(attributes, queue.fifo)
+        if "FifoQueue" in changes:
+            raise InvalidAttributeValue("A queue's type cannot be changed after it is created.")
         check_encryption(changes)
         merged = with_encryption_changes(queue.attributes, changes)
         check_combination(merged)

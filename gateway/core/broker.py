@@ -18,7 +18,7 @@ from control_plane.deliveries import SubscriptionStats
 from control_plane.errors import ControlPlaneError, MessageNotInflight, PurgeQueueInProgress
 from control_plane.move_tasks import MoveTask, parse_handle
 from control_plane.plane import ControlPlane
-from control_plane.queue_attributes import MAX_MESSAGE_BYTES, integer_value
+from control_plane.queue_attributes import MAX_MESSAGE_BYTES, integer_value, with_names_trimmed
 from control_plane.queue_policy import allows
 from control_plane.queues import QueueInfo
 from control_plane.receipts import Receipt
@@ -212,8 +212,8 @@ class Broker:
     def _check_attributes(self, attributes: Mapping[str, str]) -> None:
         """Refuses a MaximumMessageSize beyond what this deployment allows."""
         # Anything but an integer within SQS's range is left to the control plane, which
-        # refuses it in SQS's words.
-        size = integer_value(attributes.get("MaximumMessageSize", ""))
+        # refuses it in SQS's words. Names are read as the control plane reads them.
+        size = integer_value(with_names_trimmed(attributes).get("MaximumMessageSize", ""))
         if size is not None and self.max_message_bytes < size <= MAX_MESSAGE_BYTES:
             raise CoreError(
                 "InvalidAttributeValue",
