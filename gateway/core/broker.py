@@ -254,8 +254,6 @@ class Broker:
                 valid.append((index, validation.check_message(queue, draft, names)))
             except CoreError as exc:
                 results[index] = exc
-            except ControlPlaneError as exc:
-                results[index] = from_lower_layer(exc)
         total = sum(validation.message_size(message) for _, message in valid)
         limit_bytes = self.message_limit(queue)
         if total > limit_bytes:

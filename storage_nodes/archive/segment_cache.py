@@ -57,26 +57,37 @@ class SegmentCache:
         return self._total_bytes
 
     def read(self, key: str, object_bytes: int, start: int, end: int) -> bytes:
-        """Bytes `[start, end)` of the object `key`, whose size is `object_bytes`."""
+        """Bytes `[start, end)` of the object `key`, whose size is `object_bytes`. Only
+        those bytes are read from a cached chunk, not the whole chunk."""
         end = min(end, object_bytes)
-        if start >= end:
-            return b""
-        first, last = start // self._chunk_bytes, (end - 1) // self._chunk_bytes
-        parts = [self._chunk(key, object_bytes, index) for index in range(first, last + 1)]
-        data = parts[0] if len(parts) == 1 else b"".join(parts)
-        offset = start - first * self._chunk_bytes
-        return data[offset : offset + end - start]
+        parts = []
+        while start < end:
+            index = start // self._chunk_bytes
+            chunk_start = index * self._chunk_bytes
+            stop = min(end, chunk_start + self._chunk_bytes)
+            parts.append(
+                self._chunk_slice(key, object_bytes, index, start - chunk_start, stop - chunk_start)
+            )
+            start = stop
+        return parts[0] if len(parts) == 1 else b"".join(parts)
 
-    def _chunk(self, key: str, object_bytes: int, index: int) -> bytes:
+    def _chunk_slice(self, key: str, object_bytes: int, index: int, low: int, high: int) -> bytes:
+        """Bytes `[low, high)` of chunk `index`, fetched from the store if not cached."""
         name = f"{key.replace('/', '~')}.{index}"
         path = self._directory / name
         with self._lock:
-            if name in self._chunks:
+            cached = name in self._chunks
+            if cached:
                 self._chunks.move_to_end(name)
-                try:
-                    return path.read_bytes()
-                except FileNotFoundError:  # removed by hand: fetch it again
-                    self._total_bytes -= self._chunks.pop(name)
+        if cached:
+            try:
+                with path.open("rb") as file:
+                    file.seek(low)
+                    return file.read(high - low)
+            except FileNotFoundError:  # evicted meanwhile, or removed by hand: fetch again
+                with self._lock:
+                    if name in self._chunks:
+                        self._total_bytes -= self._chunks.pop(name)
         chunk_start = index * self._chunk_bytes
         chunk_end = min(chunk_start + self._chunk_bytes, object_bytes)
         data = self._store.get_bytes(key, chunk_start, chunk_end)
@@ -89,7 +100,7 @@ class SegmentCache:
                 self._chunks[name] = len(data)
                 self._total_bytes += len(data)
             self._evict()
-        return data
+        return data[low:high]
 
     def _evict(self) -> None:
         while self._total_bytes > self._max_bytes and len(self._chunks) > 1:

@@ -281,7 +281,8 @@ class Tiering:
         if not sealed:
             return
         local_bytes = partition_log.local_bytes
-        node_excess = self.local_bytes - (self.config.disk_budget_bytes or self.local_bytes)
+        budget = self.config.disk_budget_bytes
+        node_excess = 0 if budget is None else self.local_bytes - budget
         bound = None
         for segment in sealed:
             too_old = (segment.max_timestamp_ms or 0) < now_ms - self.config.local_retention_ms
