@@ -77,15 +77,21 @@ class LocalNode:
         self._dropped: set[str] = set()
 
     async def start(self) -> None:
-        """Opens the partitions on disk and starts tiering them (with an archive)."""
-        if self._tiering is None:
+        """Starts tiering (with an archive), which first opens the partitions on disk in
+        the background, so that idle ones are sealed and tiered too without delaying the
+        node's start."""
+        if self._tiering is not None:
+            self._tiering.start(lambda: self._logs, prepare=self._open_all)
+
+    async def _open_all(self) -> None:
+        if not self.streams_dir.is_dir():
             return
-        if self.streams_dir.is_dir():
-            for stream_dir in sorted(self.streams_dir.iterdir()):
-                for partition_dir in sorted(stream_dir.iterdir()):
-                    if partition_dir.is_dir() and partition_dir.name.isdigit():
-                        await self._log(stream_dir.name, int(partition_dir.name))
-        self._tiering.start(lambda: self._logs)
+        for stream_dir in sorted(self.streams_dir.iterdir()):
+            if not stream_dir.is_dir() or stream_dir.name in self._dropped:
+                continue
+            for partition_dir in sorted(stream_dir.iterdir()):
+                if partition_dir.is_dir() and partition_dir.name.isdigit():
+                    await self._log(stream_dir.name, int(partition_dir.name))
 
     async def create_stream(self, descriptor: StreamDescriptor) -> None:
         _check_stream_id(descriptor.stream_id)

@@ -33,7 +33,7 @@ import asyncio
 import contextlib
 import logging
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -124,8 +124,9 @@ class Tiering:
         budget = self.config.disk_budget_bytes
         return budget is not None and self.local_bytes > budget
 
-    def start(self, logs: Logs) -> None:
-        self._task = asyncio.create_task(self._run(logs), name="tiering")
+    def start(self, logs: Logs, prepare: Callable[[], Awaitable[None]] | None = None) -> None:
+        """Runs the loop over `logs()`, after `prepare()` (opening what is on disk)."""
+        self._task = asyncio.create_task(self._run(logs, prepare), name="tiering")
 
     async def stop(self) -> None:
         if self._task is not None:
@@ -134,7 +135,12 @@ class Tiering:
                 await self._task
             self._task = None
 
-    async def _run(self, logs: Logs) -> None:
+    async def _run(self, logs: Logs, prepare: Callable[[], Awaitable[None]] | None) -> None:
+        if prepare is not None:
+            try:
+                await prepare()
+            except Exception:  # tier what could be opened; the rest opens on first use
+                log.exception("opening the partitions on disk failed")
         while True:
             try:
                 await self.tick(logs())
