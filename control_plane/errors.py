@@ -15,7 +15,10 @@
      +-- InvalidAccessKey        an access key with a malformed id, secret or account, or
      |                           an id already in use
      +-- SecretUnreadable        a stored secret that the master key cannot decrypt
-     +-- ControlPlaneUnavailable Redis could not be reached or answered with an error
+     +-- NotFound                a topic or subscription that is not there (SNS's code)
+ +-- InvalidParameter        a value of a topic or subscription refused (SNS's code)
+ |    +-- TagLimitExceeded   a topic would have more than 50 tags
+ +-- ControlPlaneUnavailable Redis could not be reached or answered with an error
 
 Each class carries `code` (the error's name, SQS's where SQS has one), `http_status` and
 `sender_fault` as attributes, so the gateway's core translates any of them without an
@@ -115,6 +118,22 @@ class OverLimit(ControlPlaneError):
     code = "OverLimit"
     http_status = 403
     sender_fault = True
+
+
+class NotFound(ControlPlaneError):
+    code = "NotFound"
+    http_status = 404
+    sender_fault = True
+
+
+class InvalidParameter(ControlPlaneError):
+    code = "InvalidParameter"
+    http_status = 400
+    sender_fault = True
+
+
+class TagLimitExceeded(InvalidParameter):
+    code = "TagLimitExceeded"
 
 
 class ControlPlaneUnavailable(ControlPlaneError):

@@ -15,6 +15,8 @@ from control_plane.move_tasks import MoveTaskStore
 from control_plane.queues import QueueStore
 from control_plane.receipts import ReceiptSigner, new_signing_key
 from control_plane.redis_values import as_bytes
+from control_plane.subscriptions import SubscriptionStore
+from control_plane.topics import TopicStore
 from control_plane.wakeups import WakeUps
 
 # Connections to Redis per process. Redis serves commands one at a time, so more would
@@ -30,6 +32,8 @@ class ControlPlane:
         # Filled only once `connect` has subscribed to its invalidations.
         self.metadata_cache = MetadataCache()
         self.queues = QueueStore(redis, clock, self.metadata_cache)
+        self.topics = TopicStore(redis, clock, self.metadata_cache)
+        self.subscriptions = SubscriptionStore(redis, clock)
         self.deliveries = Deliveries(redis, clock, signer)
         self.membership = Membership(redis, clock)
         self.leases = Leases(redis, clock)

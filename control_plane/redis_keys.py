@@ -61,6 +61,53 @@ def running_move_tasks(account_id: str) -> str:
     return f"{PREFIX}:{{a:{account_id}}}:move-running"
 
 
+def topic_catalogue(account_id: str) -> str:
+    """Sorted set of the account's topic names (all score 0, paged with ZRANGEBYLEX)."""
+    return f"{PREFIX}:{{a:{account_id}}}:topics"
+
+
+def topic_metadata(account_id: str, topic_name: str) -> str:
+    """Hash: stream_id, created_ms, attributes (JSON)."""
+    return f"{PREFIX}:{{a:{account_id}}}:t:{topic_name}"
+
+
+def topic_tags(account_id: str, topic_name: str) -> str:
+    """Hash: tag key -> tag value."""
+    return f"{PREFIX}:{{a:{account_id}}}:ttags:{topic_name}"
+
+
+def topic_subscriptions(account_id: str, topic_name: str) -> str:
+    """Sorted set of the topic's subscription ids (all score 0)."""
+    return f"{PREFIX}:{{a:{account_id}}}:tsubs:{topic_name}"
+
+
+def topic_endpoints(account_id: str, topic_name: str) -> str:
+    """Hash "<protocol> <endpoint>" -> subscription id: one subscription per endpoint."""
+    return f"{PREFIX}:{{a:{account_id}}}:tends:{topic_name}"
+
+
+def account_subscriptions(account_id: str) -> str:
+    """Sorted set of the ids of every subscription to the account's topics (score 0)."""
+    return f"{PREFIX}:{{a:{account_id}}}:subs"
+
+
+def subscription(account_id: str, subscription_id: str) -> str:
+    """Hash: topic, topic_stream_id, protocol, endpoint, owner, created_ms, attributes
+    (JSON), pending ("1" until confirmed) and token (the confirmation token, if pending)."""
+    return f"{PREFIX}:{{a:{account_id}}}:sub:{subscription_id}"
+
+
+def confirmation_tokens(account_id: str) -> str:
+    """Hash: confirmation token -> subscription id, for pending subscriptions."""
+    return f"{PREFIX}:{{a:{account_id}}}:sub-tokens"
+
+
+# Every subscription that the gateways' dispatchers deliver (sqs, http, https), as
+# "<account id>:<subscription id>". Written before the subscription and removed after it,
+# so a crash between the two leaves an entry the dispatcher finds has no subscription.
+PUSH_SUBSCRIPTIONS = f"{PREFIX}:{{push}}:subscriptions"
+
+
 @dataclass(frozen=True, slots=True)
 class SubscriptionKeys:
     """The keys of one subscription (a queue's implicit one has the stream's id)."""

@@ -79,6 +79,7 @@ def queue_does_not_exist() -> CoreError:
 _KIND_BY_CODE = {
     "QueueDoesNotExist": ErrorKind.NOT_FOUND,
     "ResourceNotFoundException": ErrorKind.NOT_FOUND,
+    "NotFound": ErrorKind.NOT_FOUND,
     "QueueNameExists": ErrorKind.CONFLICT,
     "QueueDeletedRecently": ErrorKind.CONFLICT,
     "PurgeQueueInProgress": ErrorKind.CONFLICT,
