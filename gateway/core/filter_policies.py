@@ -111,7 +111,11 @@ def parse_filter_policy(text: str, scope: str = "MessageAttributes") -> FilterPo
         raise FilterPolicyError("Filter is not an object")
     if not document:
         return FilterPolicy(policy_scope, text, None, frozenset())
-    root = _Reader(policy_scope).object_node(document, depth=0, nesting=0)
+    reader = _Reader(policy_scope)
+    root = reader.object_node(document, depth=0, nesting=0)
+    # After the whole text is read: SNS reports a syntax error anywhere in it first.
+    if reader.nested and policy_scope is FilterPolicyScope.MESSAGE_ATTRIBUTES:
+        raise FilterPolicyError(_NESTED_IN_ATTRIBUTES, parameter=None)
     if _keys(root) > MAX_KEYS:
         raise FilterPolicyError(f"Filter policy can not have more than {MAX_KEYS} keys")
     if _combinations(root) > MAX_COMBINATIONS:
@@ -141,6 +145,7 @@ class _Reader:
 
     def __init__(self, scope: FilterPolicyScope) -> None:
         self.body_scope = scope is FilterPolicyScope.MESSAGE_BODY
+        self.nested = False  # an object under a key: refused in MessageAttributes scope
 
     def object_node(self, obj: dict[str, object], depth: int, nesting: int) -> Node:
         if nesting > _MAX_NESTING:
@@ -157,8 +162,7 @@ class _Reader:
             # SNS matches a body's "a.b" as a.b; an attribute's name is only a name.
             path = key.split(".") if self.body_scope else [key]
             if isinstance(value, dict):
-                if not self.body_scope:
-                    raise FilterPolicyError(_NESTED_IN_ATTRIBUTES, parameter=None)
+                self.nested = True
                 nested = self.object_node(value, depth + 1, nesting + 1)
                 _graft(builder.at(path), nested)
             elif isinstance(value, list):
