@@ -42,6 +42,7 @@ from gateway.core.filter_matchers import (
 )
 
 _JAVA_INT = re.compile(r"[+-]?[0-9]+")  # what Java's Integer.parseInt takes
+_JAVA_INT_MAX = 2**31 - 1
 
 
 def read_leaf(values: list[object], depth: int) -> Leaf:
@@ -222,7 +223,7 @@ def _token(values: list[object], index: int) -> str:
 
 def _operand(values: list[object], index: int, operator: str) -> Decimal:
     value = values[index] if index < len(values) else None
-    if not isinstance(value, int | float) or isinstance(value, bool):
+    if not isinstance(value, int | float) or isinstance(value, bool):  # _is_number, for mypy
         name = "equals" if operator == "=" else operator
         raise FilterPolicyError(f"Value of {name} must be numeric")
     return _number(value)
@@ -264,9 +265,9 @@ def _cidr(text: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
     if len(parts) != 2:
         raise FilterPolicyError("Malformed CIDR, one '/' required")
     address_text, mask_text = parts
-    if not _JAVA_INT.fullmatch(mask_text):
+    mask_bits = int(mask_text) if _JAVA_INT.fullmatch(mask_text) else None
+    if mask_bits is None or abs(mask_bits) > _JAVA_INT_MAX:
         raise FilterPolicyError("Malformed CIDR, mask bits must be an integer")
-    mask_bits = int(mask_text)
     if mask_bits < 0:
         raise FilterPolicyError("Malformed CIDR, mask bits must not be negative")
     address = parse_ip(address_text)

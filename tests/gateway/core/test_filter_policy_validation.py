@@ -125,6 +125,8 @@ REFUSED = [
     ({"a": [{"cidr": "10.0.0.0"}]}, "Malformed CIDR, one '/' required"),
     ({"a": [{"cidr": "10.0.0.0/8/8"}]}, "Malformed CIDR, one '/' required"),
     ({"a": [{"cidr": "10.0.0.0/x"}]}, "Malformed CIDR, mask bits must be an integer"),
+    ({"a": [{"cidr": "10.0.0.0/ 8"}]}, "Malformed CIDR, mask bits must be an integer"),
+    ({"a": [{"cidr": "10.0.0.0/2147483648"}]}, "Malformed CIDR, mask bits must be an integer"),
     ({"a": [{"cidr": "10.0.0.0/-1"}]}, "Malformed CIDR, mask bits must not be negative"),
     ({"a": [{"cidr": "10.0.0.300/8"}]}, "Nonstandard IP address: 10.0.0.300"),
     ({"a": [{"cidr": "example.com/8"}]}, "Nonstandard IP address: example.com"),
