@@ -5,6 +5,8 @@
 - validation.py   SQS's rules for a message, applied the same for every protocol
 - errors.py       CoreError, the one error type protocols see, and its kinds
 - queue_urls.py   queue names and URLs; digests.py SQS's MD5s
+- filter_policies.py   SNS subscription filter policies (filter_operators.py reads a
+                  key's values, filter_matchers.py matches messages)
 - sender.py, receiver.py, move_tasks.py   sending, receiving and redriving, behind the broker
 
 The protocols (gateway/sqs, rest, ws) import from here and never from control_plane or

@@ -1,6 +1,7 @@
 """The core's one error type: what went wrong, in words no protocol owns.
 
     CoreError(code, message, kind)
+    └── FilterPolicyError(reason, parameter)   a filter policy (or scope) SNS would refuse
 
 `code` is the shared vocabulary of error names (SQS's where SQS has one, so that users
 of every API meet the same names: QueueDoesNotExist, InvalidParameterValue, ...);
@@ -59,6 +60,26 @@ class CoreError(Exception):
     @property
     def sender_fault(self) -> bool:
         return self.kind not in _SERVER_KINDS
+
+
+class FilterPolicyError(CoreError):
+    """A FilterPolicy or FilterPolicyScope that SNS would refuse: SNS's InvalidParameter.
+
+    `message` is SNS's wording for SetSubscriptionAttributes ("Invalid parameter:
+    FilterPolicy: <reason>"); `subscribe_message` is Subscribe's, which SNS words
+    "Invalid parameter: Attributes Reason: FilterPolicy: <reason>".
+    """
+
+    def __init__(self, reason: str, parameter: str | None = "FilterPolicy") -> None:
+        self.parameter = parameter
+        self.reason = reason
+        where = f"{parameter}: " if parameter else ""
+        super().__init__("InvalidParameter", f"Invalid parameter: {where}{reason}")
+
+    @property
+    def subscribe_message(self) -> str:
+        where = f"{self.parameter}: " if self.parameter else ""
+        return f"Invalid parameter: Attributes Reason: {where}{self.reason}"
 
 
 def invalid_parameter(message: str) -> CoreError:
