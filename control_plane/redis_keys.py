@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 PREFIX = "tq"
 RECEIPT_KEY = f"{PREFIX}:receipt-key"
+# The deployment's SNS signing key and certificate, made once (control_plane/signing_keys.py).
+SNS_SIGNING_KEY = f"{PREFIX}:sns-signing-key"
 # A counter: each storage node start takes the next value as its archive writer epoch.
 WRITER_EPOCH = f"{PREFIX}:writer-epoch"
 

@@ -2,13 +2,14 @@
 
 Access-key secrets cannot be hashed: verifying an AWS Signature V4 needs the secret
 itself (the signing key chain starts from "AWS4" + secret), so they are stored encrypted
-and decrypted when a request is verified (docs/auth.md).
+and decrypted when a request is verified (docs/auth.md). The private key that SNS
+messages are signed with is sealed the same way (control_plane/signing_keys.py).
 
 The master key (32 random bytes) lives outside Redis: `TIDEMQ_MASTER_KEY`, or the
 embedded launcher's `<data dir>/master.key`. A Redis dump or replica alone reveals no
 secret. The key that encrypts is derived from the master key with HKDF-SHA256 under a
-purpose label, so the same master key can later protect other things without two uses
-ever sharing a key.
+purpose label (`ACCESS_KEY_SECRETS`, `SNS_SIGNING_KEYS`), so one master key protects
+several things without two uses ever sharing a key.
 
 A sealed value, as stored:
 
@@ -39,7 +40,9 @@ MASTER_KEY_BYTES = 32
 _VERSION = 1
 _NONCE_BYTES = 12
 _TAG_BYTES = 16
-_PURPOSE = b"tidemq access-key secrets v1"
+# The HKDF label of each use of the master key: two uses never share a derived key.
+ACCESS_KEY_SECRETS = b"tidemq access-key secrets v1"
+SNS_SIGNING_KEYS = b"tidemq sns signing keys v1"
 
 
 def new_master_key() -> bytes:
@@ -70,15 +73,16 @@ def fingerprint(secret: str) -> str:
 
 
 class SecretBox:
-    """Seals and opens secrets with AES-256-GCM under a key derived from the master key.
+    """Seals and opens secrets with AES-256-GCM under a key derived from the master key
+    for one purpose (access-key secrets unless told otherwise).
 
     Thread-safe (it holds no state besides the derived key).
     """
 
-    def __init__(self, master_key: bytes) -> None:
+    def __init__(self, master_key: bytes, purpose: bytes = ACCESS_KEY_SECRETS) -> None:
         if len(master_key) != MASTER_KEY_BYTES:
             raise ValueError(f"the master key must be {MASTER_KEY_BYTES} bytes")
-        derived = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=_PURPOSE).derive(
+        derived = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=purpose).derive(
             master_key
         )
         self._aead = AESGCM(derived)

@@ -8,6 +8,9 @@
 - filter_policies.py   SNS subscription filter policies (filter_operators.py reads a
                   key's values, filter_matchers.py matches messages)
 - sender.py, receiver.py, move_tasks.py   sending, receiving and redriving, behind the broker
+- notifications.py   SNS's JSON envelopes and their signatures
+- webhooks.py        posting to HTTP/S subscribers; delivery_policies.py and
+                     retry_schedules.py their delivery policies and retries
 
 The protocols (gateway/sqs, rest, ws) import from here and never from control_plane or
 storage_nodes; docs/architecture.md has the import rules, which a test enforces.

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from control_plane.errors import SecretUnreadable
 from control_plane.secret_box import (
+    ACCESS_KEY_SECRETS,
+    SNS_SIGNING_KEYS,
     SecretBox,
     decode_master_key,
     encode_master_key,
@@ -62,3 +64,10 @@ def test_master_keys_are_32_bytes_of_base64() -> None:
         decode_master_key("not base64 at all!")
     with pytest.raises(ValueError, match="32 bytes"):
         SecretBox(b"short")
+
+
+def test_a_box_of_another_purpose_does_not_open_what_one_purpose_sealed() -> None:
+    sealed = BOX.seal(b"secret", b"id")
+    with pytest.raises(SecretUnreadable):
+        SecretBox(bytes(range(32)), SNS_SIGNING_KEYS).open(sealed, b"id")
+    assert SecretBox(bytes(range(32)), ACCESS_KEY_SECRETS).open(sealed, b"id") == b"secret"

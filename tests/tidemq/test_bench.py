@@ -90,15 +90,3 @@ def test_a_tiny_bench_against_a_running_tidemq(tidemq_up: TidemqUp, tmp_path: Pa
     assert all(row["msgs_per_s"] > 0 for row in rows), rows
     # The queues it made on somebody's deployment are gone again.
     assert up.sqs_client().list_queues().get("QueueUrls", []) == []
-
-
-def test_without_the_load_extra_it_says_what_to_install(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
-    monkeypatch.setitem(sys.modules, "aiohttp", None)  # import aiohttp fails, as uninstalled
-    assert main(["bench", "--dir", str(tmp_path)]) == 2
-    err = capsys.readouterr().err
-    assert "aiohttp is not installed" in err
-    assert "pip install 'tidemq[load]'" in err
-    assert "Traceback" not in err
-    assert list(tmp_path.iterdir()) == [], "nothing was started"

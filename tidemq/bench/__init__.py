@@ -10,5 +10,5 @@
 - ceiling: the ceiling app (`python -m tidemq.bench.ceiling --port P`)
 
 Only cli and report import nothing beyond the standard library, so that `tidemq --help`
-works without the `load` extra; the others need it (aiohttp).
+does not load the others' HTTP clients (aiohttp, boto3).
 """

@@ -27,7 +27,6 @@ The consume workloads read what the publish workloads left, topped up to --messa
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import sys
@@ -47,8 +46,6 @@ WORKLOADS = (
     "consume_ws",
     "ceiling",
 )
-# What the `load` extra brings that the bench imports; the rest comes with TideMQ itself.
-LOAD_EXTRA_MODULES = ("aiohttp",)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -105,19 +102,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", type=Path, help="write the results here as JSON")
 
 
-def missing_load_extra() -> list[str]:
-    """The modules of the `load` extra that cannot be imported."""
-    return [name for name in LOAD_EXTRA_MODULES if importlib.util.find_spec(name) is None]
-
-
 def invalid(args: argparse.Namespace) -> str | None:
     """Why the bench cannot run with these arguments here, or None."""
-    missing = missing_load_extra()
-    if missing:
-        return (
-            f"needs the load extra ({', '.join(missing)} is not installed): "
-            "pip install 'tidemq[load]'"
-        )
     chosen = workloads(args)
     unknown = sorted(set(chosen) - set(WORKLOADS))
     if unknown or not chosen:
@@ -143,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"tidemq bench: {problem}", file=sys.stderr)
         return 2
-    # Imported here so that `tidemq --help` works without the load extra installed.
+    # Imported here, so that `tidemq --help` does not load the benchmark's HTTP clients.
     from tidemq.bench.servers import (  # noqa: PLC0415
         BenchError,
         Credentials,
