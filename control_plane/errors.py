@@ -12,6 +12,8 @@
      +-- MessageNotInflight      a visibility change for a message not in flight under it
      +-- ResourceNotFound        a message move task handle that names no task
      +-- OverLimit               a receive while the queue has its most messages in flight
+     +-- PolicyOverLimit         a permission beyond a policy's limits (actions, principals,
+     |                           statements): OverLimit too, but 400, as SQS answers it
      +-- InvalidAccessKey        an access key with a malformed id, secret or account, or
      |                           an id already in use
      +-- SecretUnreadable        a stored secret that the master key cannot decrypt
@@ -117,6 +119,12 @@ class ResourceNotFound(ControlPlaneError):
 class OverLimit(ControlPlaneError):
     code = "OverLimit"
     http_status = 403
+    sender_fault = True
+
+
+class PolicyOverLimit(ControlPlaneError):
+    code = "OverLimit"
+    http_status = 400
     sender_fault = True
 
 

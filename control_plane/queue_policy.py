@@ -17,10 +17,10 @@ from typing import Any
 
 import orjson
 
-from control_plane.errors import InvalidAttributeValue, InvalidParameterValue
+from control_plane.errors import InvalidAttributeValue, InvalidParameterValue, PolicyOverLimit
 
-# What another account may be granted; owner-only actions (CreateQueue, DeleteQueue,
-# SetQueueAttributes, AddPermission, RemovePermission, tags) are never granted.
+# What another account may be granted, as AddPermission takes it. SendMessage,
+# DeleteMessage and ChangeMessageVisibility grant their batch actions too.
 GRANTABLE_ACTIONS = frozenset(
     {
         "SendMessage",
@@ -31,11 +31,32 @@ GRANTABLE_ACTIONS = frozenset(
         "GetQueueUrl",
         "ListDeadLetterSourceQueues",
         "PurgeQueue",
-        "StartMessageMoveTask",
-        "CancelMessageMoveTask",
-        "ListMessageMoveTasks",
     }
 )
+# SQS actions only the queue's owner may call: AddPermission refuses them by name, in
+# other words than a name it does not know at all (a batch action's included).
+OWNER_ONLY_ACTIONS = frozenset(
+    {
+        "AddPermission",
+        "CancelMessageMoveTask",
+        "CreateQueue",
+        "DeleteQueue",
+        "ListMessageMoveTasks",
+        "ListQueueTags",
+        "ListQueues",
+        "RemovePermission",
+        "SetQueueAttributes",
+        "StartMessageMoveTask",
+        "TagQueue",
+        "UntagQueue",
+    }
+)
+# SQS's policy quotas.
+MAX_ACTIONS = 7
+MAX_PRINCIPALS = 50
+MAX_STATEMENTS = 20
+# The policy AddPermission starts: SQS writes this version, not IAM's 2012-10-17.
+ADD_PERMISSION_POLICY_VERSION = "2008-10-17"
 _LABEL = re.compile(r"^[A-Za-z0-9_-]{1,80}\Z")
 _ACCOUNT = re.compile(r"^(?:arn:aws:iam::)?([0-9]{12})(?::root)?\Z")
 _BATCH_ACTIONS = {
@@ -52,22 +73,33 @@ def add_permission(
     account_ids: Sequence[str],
     actions: Sequence[str],
 ) -> str:
-    """The policy with a statement `label` granting `actions` to `account_ids`."""
+    """The policy with a statement `label` granting `actions` to `account_ids`, checked
+    and worded as SQS does (an empty `actions` is the caller's to refuse: SQS calls it a
+    missing parameter). The statement is SQS's: one principal or action is a string,
+    several a list."""
+    _check_actions(actions)
+    _check_principals(account_ids)
     if not _LABEL.match(label):
-        raise _bad("Label", label, "1 to 80 alphanumeric characters, hyphens or underscores.")
-    if not account_ids or not all(re.fullmatch(r"[0-9]{12}", a) for a in account_ids):
-        raise _bad("AWSAccountIds", ",".join(account_ids), "12-digit account ids are needed.")
-    if not actions or not all(a == "*" or a in GRANTABLE_ACTIONS for a in actions):
-        raise _bad("Actions", ",".join(actions), "only message and read actions, or *.")
+        raise InvalidParameterValue(
+            "Label can only include alphanumeric characters, hyphens, or underscores. "
+            "1 to 80 in length"
+        )
     document = _document(policy, queue_arn)
-    if any(s.get("Sid") == label for s in document["Statement"]):
-        raise _bad("Label", label, "Already exists.")
-    document["Statement"].append(
+    statements = document["Statement"]
+    if any(s.get("Sid") == label for s in statements):
+        raise _bad_label(label, "Already exists.")
+    if len(statements) >= MAX_STATEMENTS:
+        raise PolicyOverLimit(
+            f"{len(statements) + 1} Statements were found, maximum allowed is {MAX_STATEMENTS}."
+        )
+    principals = [f"arn:aws:iam::{a}:root" for a in account_ids]
+    granted = [f"SQS:{a}" for a in actions]
+    statements.append(
         {
             "Sid": label,
             "Effect": "Allow",
-            "Principal": {"AWS": [f"arn:aws:iam::{a}:root" for a in account_ids]},
-            "Action": [f"SQS:{a}" for a in actions],
+            "Principal": {"AWS": _one_or_list(principals)},
+            "Action": _one_or_list(granted),
             "Resource": queue_arn,
         }
     )
@@ -79,9 +111,48 @@ def remove_permission(policy: str | None, queue_arn: str, label: str) -> str:
     document = _document(policy, queue_arn)
     kept = [s for s in document["Statement"] if s.get("Sid") != label]
     if len(kept) == len(document["Statement"]):
-        raise _bad("Label", label, "can't find label on existing policy.")
+        raise _bad_label(label, "can't find label.")
     document["Statement"] = kept
     return orjson.dumps(document).decode() if kept else ""
+
+
+def _check_actions(actions: Sequence[str]) -> None:
+    if len(actions) > MAX_ACTIONS:
+        raise PolicyOverLimit(
+            f"{len(actions)} Actions were found, maximum allowed is {MAX_ACTIONS}."
+        )
+    for action in actions:
+        if action == "*" or action in GRANTABLE_ACTIONS:
+            continue
+        reason = (
+            "Only the queue owner is allowed to invoke this action."
+            if action in OWNER_ONLY_ACTIONS
+            else "Please refer to the appropriate WSDL for a list of valid actions."
+        )
+        raise InvalidParameterValue(
+            f"Value SQS:{action} for parameter ActionName is invalid. Reason: {reason}"
+        )
+
+
+def _check_principals(account_ids: Sequence[str]) -> None:
+    if len(account_ids) > MAX_PRINCIPALS:
+        raise PolicyOverLimit(
+            f"{len(account_ids)} Principals were found, maximum allowed is {MAX_PRINCIPALS}."
+        )
+    # SQS verifies that each account exists; TideMQ can only check that it is one.
+    if not account_ids or not all(re.fullmatch(r"[0-9]{12}", a) for a in account_ids):
+        shown = ", ".join(account_ids)  # as SQS prints the list: [a, b]
+        raise InvalidParameterValue(
+            f"Value [{shown}] for parameter PrincipalId is invalid. Reason: Unable to verify."
+        )
+
+
+def _one_or_list(values: list[str]) -> str | list[str]:
+    return values[0] if len(values) == 1 else values
+
+
+def _bad_label(label: str, reason: str) -> InvalidParameterValue:
+    return InvalidParameterValue(f"Value {label} for parameter Label is invalid. Reason: {reason}")
 
 
 def check_policy(text: str) -> str:
@@ -133,10 +204,8 @@ def _document(policy: str | None, queue_arn: str) -> dict[str, Any]:
     if policy:
         document: dict[str, Any] = orjson.loads(policy)
         return document
-    return {"Version": "2012-10-17", "Id": f"{queue_arn}/SQSDefaultPolicy", "Statement": []}
-
-
-def _bad(parameter: str, value: str, reason: str) -> InvalidParameterValue:
-    return InvalidParameterValue(
-        f"Value {value} for parameter {parameter} is invalid. Reason: {reason}"
-    )
+    return {
+        "Version": ADD_PERMISSION_POLICY_VERSION,
+        "Id": f"{queue_arn}/SQSDefaultPolicy",
+        "Statement": [],
+    }

@@ -12,6 +12,7 @@ deleted queue or a changed attribute takes effect on every gateway from the next
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -44,15 +45,15 @@ from control_plane.queue_attributes import (
     validate,
     with_defaults,
     with_encryption_changes,
+    with_names_trimmed,
 )
 from control_plane.queue_policy import add_permission, remove_permission
 from control_plane.queue_scripts import CREATE_QUEUE, DELETE_QUEUE, SET_ATTRIBUTES, TAG_QUEUE
 from control_plane.queue_settings import QueueSettings, parse_settings
+from control_plane.queue_tags import MAX_TAGS, check_tag_keys, check_tags, too_many_tags
 from control_plane.redis_values import as_text
-from control_plane.text_rules import describe_char, forbidden_char
 
 DELETED_NAME_RESERVED_MS = 60_000
-MAX_TAGS = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,18 +107,14 @@ class QueueStore:
         Raises QueueNameExists if it exists with different ones, and QueueDeletedRecently
         within 60 s of the deletion of a queue of that name, as SQS does.
         """
+        check_queue_name(name, attributes)
         fifo = name.endswith(".fifo")
         validated = validate(attributes, fifo)
         check_encryption(validated)
         wanted = with_encryption_changes({}, validated)
-        if (wanted.pop("FifoQueue", "false") == "true") != fifo:
-            raise InvalidParameterValue(
-                "The name of a FIFO queue can only include alphanumeric characters, hyphens, "
-                "or underscores, must end with .fifo suffix and be 1 to 80 in length, and "
-                "FifoQueue must be true for it (and only for it)."
-            )
+        wanted.pop("FifoQueue", None)  # the name says it, as check_queue_name made sure
         check_combination(wanted)
-        check_tags(tags or {})
+        check_tags(name, tags or {})
         redrive = redrive_policy(wanted)
         if redrive is not None:
             await self._check_dead_letter_target(account_id, name, redrive)
@@ -265,7 +262,7 @@ class QueueStore:
         return sorted(as_text(n) for n in names)
 
     async def tag(self, account_id: str, name: str, tags: Mapping[str, str]) -> None:
-        check_tags(tags)
+        check_tags(name, tags)
         queue = await self._read(account_id, name)
         with redis_boundary():
             result = await self._tag(
@@ -278,13 +275,15 @@ class QueueStore:
         if int(result) == 0:
             raise QueueDoesNotExist("The specified queue does not exist.")
         if int(result) == -1:
-            raise InvalidParameterValue(f"A queue can have at most {MAX_TAGS} tags.")
+            raise too_many_tags(name)
 
     async def untag(self, account_id: str, name: str, tag_keys: Sequence[str]) -> None:
+        """Removes the tags of those keys (a key the queue has no tag of is no error); at
+        least one key, each as TagQueue takes it."""
+        check_tag_keys(tag_keys)
         await self.get(account_id, name)
-        if tag_keys:
-            with redis_boundary():
-                await self._redis.hdel(redis_keys.queue_tags(account_id, name), *tag_keys)
+        with redis_boundary():
+            await self._redis.hdel(redis_keys.queue_tags(account_id, name), *tag_keys)
 
     async def tags(self, account_id: str, name: str) -> dict[str, str]:
         await self.get(account_id, name)
@@ -324,23 +323,29 @@ class QueueStore:
         ]
 
 
-def check_tags(tags: Mapping[str, str]) -> None:
-    """SQS's tag rules: at most 50, keys 1-128 characters not starting "aws:", values
-    at most 256, both of SQS's characters (ListQueueTags returns them in XML)."""
-    if len(tags) > MAX_TAGS:
-        raise InvalidParameterValue(f"A queue can have at most {MAX_TAGS} tags.")
-    for key, value in tags.items():
-        if not 1 <= len(key) <= 128 or key.lower().startswith("aws:"):
-            raise InvalidParameterValue(f"Tag key {key!r} is invalid: 1 to 128 characters.")
-        if len(value) > 256:
-            raise InvalidParameterValue(f"The value of tag {key!r} is longer than 256.")
-        for part, text in (("key", key), ("value", value)):
-            bad = forbidden_char(text)
-            if bad is not None:
-                raise InvalidParameterValue(
-                    f"The tag {part} {text!r} is invalid: character {describe_char(bad)} "
-                    "is not allowed."
-                )
+# SQS's words for its queue names (a FIFO queue's ".fifo" counts towards the 80).
+_QUEUE_NAME = re.compile(r"[A-Za-z0-9_-]{1,80}")
+_FIFO_QUEUE_NAME = re.compile(r"[A-Za-z0-9_-]{1,75}\.fifo")
+_QUEUE_NAME_RULE = (
+    "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length"
+)
+_FIFO_QUEUE_NAME_RULE = (
+    "The name of a FIFO queue can only include alphanumeric characters, hyphens, or "
+    "underscores, must end with .fifo suffix and be 1 to 80 in length."
+)
+
+
+def check_queue_name(name: str, attributes: Mapping[str, str]) -> None:
+    """A new queue's name, by the type its attributes ask for (FifoQueue=true): SQS
+    refuses a ".fifo" name for a standard queue with the standard rule, and any other
+    name for a FIFO queue with the FIFO rule."""
+    if not name:
+        raise InvalidParameterValue("Queue name cannot be empty")
+    fifo = with_names_trimmed(attributes).get("FifoQueue", "").lower() == "true"
+    if fifo and not _FIFO_QUEUE_NAME.fullmatch(name):
+        raise InvalidParameterValue(_FIFO_QUEUE_NAME_RULE)
+    if not fifo and not _QUEUE_NAME.fullmatch(name):
+        raise InvalidParameterValue(_QUEUE_NAME_RULE)
 
 
 def _sources_key(account_id: str, redrive: RedrivePolicy | None) -> str:

@@ -138,8 +138,8 @@ class ReceiptSigner:
 
 
 def invalid_receipt_error(handle: str) -> ReceiptHandleIsInvalid:
-    """The one error, with SQS wording, for any receipt handle we cannot honour."""
-    shown = handle if len(handle) <= 64 else handle[:64] + "..."
+    """The one error, in SQS's words, for any receipt handle we cannot honour. The handle
+    is quoted whole, as SQS does: no longer than the request that carried it."""
     return ReceiptHandleIsInvalid(
-        f'The input receipt handle "{shown}" is not a valid receipt handle.'
+        f'The input receipt handle "{handle}" is not a valid receipt handle.'
     )

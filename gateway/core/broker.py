@@ -20,7 +20,7 @@ from control_plane.move_tasks import MoveTask, parse_handle
 from control_plane.plane import ControlPlane
 from control_plane.queue_attributes import MAX_MESSAGE_BYTES, integer_value, with_names_trimmed
 from control_plane.queue_policy import allows
-from control_plane.queues import QueueInfo
+from control_plane.queues import QueueInfo, check_queue_name
 from control_plane.receipts import Receipt
 from gateway.core import validation
 from gateway.core.errors import (
@@ -38,7 +38,6 @@ from gateway.core.messages import (
     SentMessage,
 )
 from gateway.core.move_tasks import MoveTaskRunner
-from gateway.core.queue_urls import check_queue_name
 from gateway.core.receiver import Receiver, log_ends
 from gateway.core.sender import Sender
 from gateway.core.validation import FieldNames
@@ -95,7 +94,7 @@ class Broker:
         attributes: Mapping[str, str],
         tags: Mapping[str, str] | None = None,
     ) -> QueueInfo:
-        check_queue_name(name)
+        check_queue_name(name, attributes)  # before the deployment's cap, as SQS would
         self._check_attributes(attributes)
         queue = await self._control.queues.create(account_id, name, attributes, tags)
         await self._storage.create_stream(

@@ -96,7 +96,8 @@ def queue_does_not_exist() -> CoreError:
     )
 
 
-# The control plane's error codes whose kind is not INVALID (by HTTP status otherwise).
+# The control plane's error codes whose kind is not INVALID; a 403 is FORBIDDEN whatever
+# its code (OverLimit is 403 on a receive, 400 for a policy's limits).
 _KIND_BY_CODE = {
     "QueueDoesNotExist": ErrorKind.NOT_FOUND,
     "ResourceNotFoundException": ErrorKind.NOT_FOUND,
@@ -104,7 +105,6 @@ _KIND_BY_CODE = {
     "QueueNameExists": ErrorKind.CONFLICT,
     "QueueDeletedRecently": ErrorKind.CONFLICT,
     "PurgeQueueInProgress": ErrorKind.CONFLICT,
-    "OverLimit": ErrorKind.FORBIDDEN,
 }
 
 
@@ -116,6 +116,8 @@ def from_lower_layer(exc: ControlPlaneError | NodeError) -> CoreError:
         return CoreError("ServiceUnavailable", str(exc), ErrorKind.UNAVAILABLE)
     if exc.http_status >= 500:
         kind = ErrorKind.UNAVAILABLE if exc.http_status == 503 else ErrorKind.INTERNAL
+    elif exc.http_status == 403:
+        kind = ErrorKind.FORBIDDEN
     else:
         kind = _KIND_BY_CODE.get(exc.code, ErrorKind.INVALID)
     return CoreError(exc.code, str(exc), kind)

@@ -9,19 +9,11 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from gateway.core.errors import invalid_parameter, queue_does_not_exist
+from gateway.core.errors import queue_does_not_exist
 
 # Standard names: 1-80 of these characters; FIFO names end in ".fifo" within the 80.
 _QUEUE_NAME = re.compile(r"^(?:[A-Za-z0-9_-]{1,80}|[A-Za-z0-9_-]{1,75}\.fifo)\Z")
 _ACCOUNT_ID = re.compile(r"^[0-9]{12}\Z")
-
-
-def check_queue_name(name: str) -> str:
-    if not _QUEUE_NAME.match(name):
-        raise invalid_parameter(
-            "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length"
-        )
-    return name
 
 
 def build(base_url: str, account_id: str, name: str) -> str:

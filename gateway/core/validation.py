@@ -143,10 +143,16 @@ def _not_for_this_queue_type(name: str, value: object) -> CoreError:
 # -- message attributes -----------------------------------------------------------------
 
 _NAME = re.compile(r"^[A-Za-z0-9_\-.]{1,256}\Z")
-_DATA_TYPE = re.compile(r"^(String|Number|Binary)(\.[A-Za-z0-9_\-.]{1,250})?\Z")
+# A type, and an optional custom type after a period (A-Z, a-z, 0-9, _ - .).
+_DATA_TYPE = re.compile(r"^(String|Number|Binary)(\.[A-Za-z0-9_\-.]+)?\Z")
+_MAX_DATA_TYPE_BYTES = 256
 _RESERVED_PREFIXES = ("aws.", "amazon.")
 # SQS's numbers in ASCII: Decimal() also takes other digits, spaces, "_", "Infinity".
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+TRACE_HEADER = "AWSTraceHeader"
+# What SQS calls the two kinds in its messages: "Message (user) attribute 'a' ...".
+_USER = "(user)"
+_SYSTEM = "system"
 
 
 def _attributes(given: Mapping[str, AttributeInput] | None) -> Mapping[str, MessageAttribute]:
@@ -160,7 +166,7 @@ def _attributes(given: Mapping[str, AttributeInput] | None) -> Mapping[str, Mess
     checked = {}
     for name, draft in given.items():
         _check_name(name)
-        checked[name] = _attribute(name, draft)
+        checked[name] = _attribute(name, draft, _USER)
     return checked
 
 
@@ -174,9 +180,12 @@ def _system_attributes(
     for name, draft in given.items():
         if name not in SYSTEM_ATTRIBUTE_NAMES:
             raise invalid_parameter(f"Message system attribute name '{name}' is invalid.")
-        attribute = _attribute(name, draft)
+        attribute = _attribute(name, draft, _SYSTEM)
         if attribute.data_type != "String":
-            raise invalid_parameter(f"Message system attribute '{name}' must be a String.")
+            raise invalid_parameter(
+                f"The message system attribute '{TRACE_HEADER}' is reserved for AWS X-Ray "
+                "trace header. The type must be 'String'."
+            )
         checked[name] = attribute
     return checked
 
@@ -199,24 +208,38 @@ def _check_name(name: str) -> None:
         )
 
 
-def _attribute(name: str, draft: AttributeInput) -> MessageAttribute:
-    data_type = draft.data_type
+def _attribute(name: str, draft: AttributeInput, kind: str) -> MessageAttribute:
+    """One attribute, checked in SQS's order and refused in its words: the type, then a
+    value given (exactly one, in the field the type uses), then the value itself."""
+    data_type, text, encoded = draft.data_type, draft.string_value, draft.binary_value
     if not data_type:
         raise invalid_parameter(
-            f"The message attribute '{name}' must contain non-empty message attribute type."
+            f"The message {kind} attribute '{name}' must contain a non-empty message "
+            "attribute type."
         )
     if not _DATA_TYPE.match(data_type):
         raise invalid_parameter(
-            f"The type of message attribute '{name}' is invalid. You must use only the "
-            "following supported type prefixes: Binary, Number, String."
+            f"The type of message {kind} attribute '{name}' is invalid. You must use only "
+            "the following supported type prefixes: Binary, Number, String."
         )
-    if data_type.startswith("Binary"):
-        return MessageAttribute(data_type, binary_value=_binary(name, draft))
-    text = draft.string_value
-    if not text:
-        raise _missing_value(name, data_type)
-    if data_type.startswith("Number"):
-        _check_number(name, text)
+    if text == "" or encoded == "" or (text is None and encoded is None):
+        raise _missing_value(name, data_type, kind)
+    if text is not None and encoded is not None:
+        raise invalid_parameter(f"Message {kind} attribute '{name}' must have a single value.")
+    if len(data_type.encode()) > _MAX_DATA_TYPE_BYTES:
+        raise invalid_parameter(
+            f"Message {kind} attribute type must be shorter than {_MAX_DATA_TYPE_BYTES} bytes."
+        )
+    base_type = data_type.partition(".")[0]
+    field = "Binary" if base_type == "Binary" else "String"
+    if (encoded if field == "Binary" else text) is None:
+        raise invalid_parameter(
+            f"Message {kind} attribute '{name}' with type '{base_type}' must use field '{field}'."
+        )
+    if text is None:
+        return MessageAttribute(data_type, binary_value=_binary(name, data_type, encoded, kind))
+    if base_type == "Number":
+        _check_number(name, text, kind)
     else:
         bad = forbidden_char(text)
         if bad is not None:
@@ -227,21 +250,19 @@ def _attribute(name: str, draft: AttributeInput) -> MessageAttribute:
     return MessageAttribute(data_type, string_value=text)
 
 
-def _binary(name: str, draft: AttributeInput) -> bytes:
-    if not draft.binary_value:
-        raise _missing_value(name, draft.data_type)
+def _binary(name: str, data_type: str, encoded: str | None, kind: str) -> bytes:
     try:
-        decoded = base64.b64decode(draft.binary_value, validate=True)
+        decoded = base64.b64decode(encoded or "", validate=True)
     except (binascii.Error, ValueError) as exc:
         raise invalid_parameter(
             f"The message attribute '{name}' has an invalid base64 binary value."
         ) from exc
     if not decoded:
-        raise _missing_value(name, draft.data_type)
+        raise _missing_value(name, data_type, kind)
     return decoded
 
 
-def _check_number(name: str, text: str) -> None:
+def _check_number(name: str, text: str, kind: str) -> None:
     try:
         number = Decimal(text) if _NUMBER.fullmatch(text) else Decimal("NaN")
     except InvalidOperation:
@@ -252,11 +273,12 @@ def _check_number(name: str, text: str) -> None:
         or len(number.as_tuple().digits) > 38
         or abs(number) > Decimal("1e126")
     ):
-        raise invalid_parameter(f"Could not cast message attribute '{name}' value to number.")
+        raise invalid_parameter(
+            f"Can't cast the value of message {kind} attribute '{name}' to a number."
+        )
 
 
-def _missing_value(name: str, data_type: str) -> CoreError:
+def _missing_value(name: str, data_type: str, kind: str) -> CoreError:
     return invalid_parameter(
-        f"The message attribute '{name}' must contain non-empty message attribute value "
-        f"for message attribute type '{data_type}'."
+        f"Message {kind} attribute '{name}' must contain a non-empty value of type '{data_type}'."
     )

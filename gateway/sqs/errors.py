@@ -5,9 +5,11 @@
 The core's errors (gateway/core/errors.py) become SqsErrors in `from_core`, by the one
 table of this protocol, `_STATUS_BY_KIND`; so do authentication errors, all 403.
 
-A JSON 1.0 error body is `{"__type": "com.amazonaws.sqs#<Code>", "message": "..."}`, and
-the `x-amzn-query-error` header carries the code the older Query API used (AWS sends both;
-botocore reports the Query code in `Error.Code` and picks the exception class by name).
+A JSON 1.0 error body is `{"__type": "com.amazonaws.sqs#<Code>", "message": "..."}` (for
+the two codes SQS's model has no shape for, the framework exception AWS names instead),
+and the `x-amzn-query-error` header carries the code the older Query API used (AWS sends
+both; botocore reports the Query code in `Error.Code`, the `__type` in
+`Error.QueryErrorCode`, and picks the exception class by name).
 """
 
 from __future__ import annotations
@@ -41,6 +43,12 @@ _QUERY_CODES = {
     "UnsupportedOperation": "AWS.SimpleQueueService.UnsupportedOperation",
     "MessageNotInflight": "AWS.SimpleQueueService.MessageNotInflight",
 }
+# Codes with no error shape in SQS's model, which AWS's JSON API names after the framework
+# exceptions behind them (botocore shows the name as Error.QueryErrorCode).
+_TYPE_NAMES = {
+    "InvalidParameterValue": "com.amazon.coral.service#InvalidParameterValueException",
+    "MissingParameter": "com.amazon.coral.service#MissingRequiredParameterException",
+}
 
 
 class SqsError(Exception):
@@ -55,7 +63,7 @@ class SqsError(Exception):
 
     @property
     def type_name(self) -> str:
-        return f"com.amazonaws.sqs#{self.code}"
+        return _TYPE_NAMES.get(self.code) or f"com.amazonaws.sqs#{self.code}"
 
     @property
     def query_error(self) -> str:
@@ -81,6 +89,17 @@ def from_core(exc: CoreError | AuthError) -> SqsError:
         http_status=_STATUS_BY_KIND[exc.kind],
         sender_fault=exc.sender_fault,
     )
+
+
+def visibility_refused(exc: CoreError, receipt_handle: str) -> SqsError:
+    """The SQS form of a refused visibility change: a receipt that names no message in
+    flight (deleted, or received again since) is a bad ReceiptHandle in SQS's words."""
+    if exc.code == "MessageNotInflight":
+        return invalid_parameter(
+            f"Value {receipt_handle} for parameter ReceiptHandle is invalid. Reason: Message "
+            "does not exist or is not available for visibility timeout change."
+        )
+    return from_core(exc)
 
 
 def invalid_parameter(message: str) -> SqsError:

@@ -28,15 +28,17 @@ def optional_str(params: Params, name: str) -> str | None:
     return value
 
 
-def optional_int(params: Params, name: str, low: int, high: int) -> int | None:
+def optional_int(
+    params: Params, name: str, low: int, high: int, reason: str | None = None
+) -> int | None:
+    """An integer from `low` to `high`, or None; refused with SQS's usual reason unless
+    the parameter has its own (`reason`)."""
     value = params.get(name)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise invalid_parameter(
-            f"Value {value} for parameter {name} is invalid. "
-            f"Reason: Must be between {low} and {high}, if provided."
-        )
+        reason = reason or f"Must be between {low} and {high}, if provided."
+        raise invalid_parameter(f"Value {value} for parameter {name} is invalid. Reason: {reason}")
     return value
 
 

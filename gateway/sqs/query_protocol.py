@@ -144,6 +144,8 @@ def _read_structure(shape: StructureShape, node: _Node, prefix: str) -> dict[str
 
 
 def _read(shape: Shape, name: str, node: _Node, key: str) -> Any:
+    if isinstance(shape, ListShape) and node.value == "" and not node.children:
+        return []  # an empty list, as botocore's Query serializer writes one: `TagKey=`
     if isinstance(shape, StructureShape | ListShape | MapShape) and node.value is not None:
         raise SqsError(
             "InvalidQueryParameter",

@@ -10,14 +10,14 @@ in `Failed` with its own error.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from gateway.core.errors import CoreError
 from gateway.core.messages import MessageDraft
 from gateway.sqs.actions.context import Response, SqsContext, action
 from gateway.sqs.actions.messages import FIELD_NAMES, message_draft, sent_fields, visibility_ms
-from gateway.sqs.errors import SqsError, from_core, invalid_parameter
+from gateway.sqs.errors import SqsError, from_core, invalid_parameter, visibility_refused
 from gateway.sqs.limits import MAX_BATCH_ENTRIES
 from gateway.sqs.params import Params, required_str
 
@@ -58,7 +58,7 @@ async def delete_message_batch(ctx: SqsContext, params: Params) -> Response:
     entries = _entries(params, "DeleteMessageBatchRequestEntry")
     failed, valid = _with_handles(entries)
     errors = await ctx.broker.delete_messages(queue, [handle for _, handle, _ in valid])
-    return _outcome(valid, errors, failed)
+    return _outcome(valid, errors, failed, lambda error, _handle: from_core(error))
 
 
 @action("ChangeMessageVisibilityBatch")
@@ -67,7 +67,7 @@ async def change_message_visibility_batch(ctx: SqsContext, params: Params) -> Re
     entries = _entries(params, "ChangeMessageVisibilityBatchRequestEntry")
     failed, valid = _with_handles(entries, with_visibility=True)
     errors = await ctx.broker.change_visibility(queue, [(h, ms) for _, h, ms in valid])
-    return _outcome(valid, errors, failed)
+    return _outcome(valid, errors, failed, visibility_refused)
 
 
 def _entries(params: Params, entry_name: str) -> list[Mapping[str, Any]]:
@@ -120,13 +120,16 @@ def _outcome(
     valid: Sequence[tuple[str, str, int]],
     errors: Sequence[CoreError | None],
     failed: list[Response],
+    worded: Callable[[CoreError, str], SqsError],
 ) -> Response:
+    """The batch's result; `worded` gives an entry's error (and its receipt handle) the
+    words its single action would."""
     successful = []
-    for (entry_id, _, _), error in zip(valid, errors, strict=True):
+    for (entry_id, handle, _), error in zip(valid, errors, strict=True):
         if error is None:
             successful.append({"Id": entry_id})
         else:
-            failed.append(_failure(entry_id, from_core(error)))
+            failed.append(_failure(entry_id, worded(error, handle)))
     return {"Successful": successful, "Failed": failed}
 
 

@@ -8,7 +8,7 @@ from gateway.core.messages import DEAD_LETTER_SOURCE, MessageDraft, ReceivedMess
 from gateway.core.validation import FieldNames, check_fifo_id
 from gateway.sqs import message_attributes
 from gateway.sqs.actions.context import Response, SqsContext, action
-from gateway.sqs.errors import invalid_parameter, missing_parameter
+from gateway.sqs.errors import invalid_parameter, missing_parameter, visibility_refused
 from gateway.sqs.params import Params, object_map, optional_int, required_str, string_list
 
 MAX_VISIBILITY_S = 43_200
@@ -34,7 +34,7 @@ async def receive_message(ctx: SqsContext, params: Params) -> Response:
     queue = await ctx.queue(params)
     max_messages = optional_int(params, "MaxNumberOfMessages", 1, 10) or 1
     visibility_s = optional_int(params, "VisibilityTimeout", 0, MAX_VISIBILITY_S)
-    wait_s = optional_int(params, "WaitTimeSeconds", 0, 20)
+    wait_s = optional_int(params, "WaitTimeSeconds", 0, 20, "Must be >= 0 and <= 20, if provided.")
     system_names = set(string_list(params, "AttributeNames")) | set(
         string_list(params, "MessageSystemAttributeNames")
     )
@@ -64,14 +64,23 @@ async def change_message_visibility(ctx: SqsContext, params: Params) -> Response
     handle = required_str(params, "ReceiptHandle")
     [error] = await ctx.broker.change_visibility(queue, [(handle, visibility_ms(params))])
     if error is not None:
-        raise error
+        raise visibility_refused(error, handle)
     return {}
 
 
 def visibility_ms(params: Params) -> int:
-    if params.get("VisibilityTimeout") is None:
+    """A visibility change's new timeout, 0-43200 s. SQS words one too long by the 12
+    hours a message may stay in flight, which it surely would be then."""
+    value = params.get("VisibilityTimeout")
+    if value is None:
         raise missing_parameter("VisibilityTimeout")
-    timeout_s = optional_int(params, "VisibilityTimeout", 0, MAX_VISIBILITY_S)
+    too_long = isinstance(value, int) and value > MAX_VISIBILITY_S
+    reason = (
+        f"Total VisibilityTimeout for the message is beyond the limit [{MAX_VISIBILITY_S} seconds]"
+        if too_long
+        else None
+    )
+    timeout_s = optional_int(params, "VisibilityTimeout", 0, MAX_VISIBILITY_S, reason)
     assert timeout_s is not None
     return timeout_s * 1000
 

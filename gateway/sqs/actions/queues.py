@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gateway.core import queue_urls
 from gateway.sqs.actions.context import Response, SqsContext, action
-from gateway.sqs.errors import SqsError, missing_parameter
+from gateway.sqs.errors import SqsError, invalid_parameter, missing_parameter
 from gateway.sqs.params import (
     Params,
     optional_int,
@@ -17,7 +17,11 @@ from gateway.sqs.params import (
 
 @action("CreateQueue")
 async def create_queue(ctx: SqsContext, params: Params) -> Response:
-    name = required_str(params, "QueueName")
+    if params.get("QueueName") is None:
+        raise invalid_parameter(
+            "Value for parameter QueueName is invalid. Reason: Must specify a queue name."
+        )
+    name = optional_str(params, "QueueName") or ""  # an empty name is the broker's to refuse
     attributes = string_map(params, "Attributes")
     tags = string_map(params, "tags")
     await ctx.broker.create_queue(ctx.account_id, name, attributes, tags)
@@ -113,10 +117,10 @@ async def tag_queue(ctx: SqsContext, params: Params) -> Response:
 @action("UntagQueue")
 async def untag_queue(ctx: SqsContext, params: Params) -> Response:
     queue = await ctx.queue(params)
-    tag_keys = string_list(params, "TagKeys")
-    if not tag_keys:
+    if params.get("TagKeys") is None:
         raise missing_parameter("TagKeys")
-    await ctx.broker.untag_queue(queue, tag_keys)
+    # An empty list is SQS's InvalidParameterValue, as an empty key is: the core's to say.
+    await ctx.broker.untag_queue(queue, string_list(params, "TagKeys"))
     return {}
 
 
@@ -148,8 +152,13 @@ def _page(
 async def add_permission(ctx: SqsContext, params: Params) -> Response:
     queue = await ctx.queue(params)
     label = required_str(params, "Label")
-    accounts = string_list(params, "AWSAccountIds")
     actions = string_list(params, "Actions")
+    if not actions:
+        raise missing_parameter("Actions")
+    if params.get("AWSAccountIds") is None:
+        # SQS names the accounts by what it makes of them, principals.
+        raise missing_parameter("PrincipalId")
+    accounts = string_list(params, "AWSAccountIds")
     await ctx.broker.add_permission(queue, label, accounts, actions)
     return {}
 

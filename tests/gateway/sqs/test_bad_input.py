@@ -24,9 +24,10 @@ def _post(gateway: RunningGateway, target: str, body: bytes) -> httpx.Response:
         ("AmazonSQS.ListQueues", b"[1, 2]", "SerializationException"),
         ("AmazonSQS.FlyToTheMoon", b"{}", "InvalidAction"),
         ("", b"{}", "InvalidAction"),
-        ("AmazonSQS.CreateQueue", b"{}", "MissingParameter"),
+        ("AmazonSQS.CreateQueue", b"{}", "InvalidParameterValue"),
         ("AmazonSQS.CreateQueue", b'{"QueueName": 7}', "InvalidParameterValue"),
         ("AmazonSQS.CreateQueue", b'{"QueueName": "bad name!"}', "InvalidParameterValue"),
+        ("AmazonSQS.SendMessage", b"{}", "MissingParameter"),
     ],
 )
 def test_malformed_requests_get_a_4xx_sqs_error(
@@ -34,7 +35,14 @@ def test_malformed_requests_get_a_4xx_sqs_error(
 ) -> None:
     response = _post(gateway, target, body)
     assert response.status_code == 400
-    assert response.json()["__type"] == f"com.amazonaws.sqs#{error_type}"
+    # The two codes SQS's model has no shape for are named as AWS names them.
+    type_names = {
+        "InvalidParameterValue": "com.amazon.coral.service#InvalidParameterValueException",
+        "MissingParameter": "com.amazon.coral.service#MissingRequiredParameterException",
+    }
+    expected = type_names.get(error_type, f"com.amazonaws.sqs#{error_type}")
+    assert response.json()["__type"] == expected
+    assert response.headers["x-amzn-query-error"] == f"{error_type};Sender"
     assert response.json()["message"]
     assert response.headers["x-amzn-query-error"].endswith(";Sender")
 
@@ -77,7 +85,7 @@ def test_out_of_range_receive_parameters_are_refused(sqs: Any) -> None:
     url = sqs.create_queue(QueueName="ranges")["QueueUrl"]
     with pytest.raises(ClientError, match="Must be between 1 and 10"):
         sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=11)
-    with pytest.raises(ClientError, match="Must be between 0 and 20"):
+    with pytest.raises(ClientError, match="Must be >= 0 and <= 20"):
         sqs.receive_message(QueueUrl=url, WaitTimeSeconds=21)
 
 

@@ -141,7 +141,7 @@ def test_each_invalid_entry_fails_on_its_own_and_the_valid_ones_are_sent(sqs: An
     assert failed["notanumber"] == (
         "InvalidParameterValue",
         True,
-        "Could not cast message attribute 'n' value to number.",
+        "Can't cast the value of message (user) attribute 'n' to a number.",
     )
     assert failed["toomany"] == (
         "InvalidParameterValue",

@@ -42,8 +42,9 @@ def test_a_granted_account_may_send_but_not_more(sqs: Any, other: Any) -> None:
         sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["Policy"])["Attributes"]["Policy"]
     )
     [statement] = policy["Statement"]
-    assert (statement["Sid"], statement["Action"]) == ("senders", ["SQS:SendMessage"])
-    assert statement["Principal"] == {"AWS": [f"arn:aws:iam::{OTHER}:root"]}
+    # One action and one principal are strings, as SQS writes them.
+    assert (statement["Sid"], statement["Action"]) == ("senders", "SQS:SendMessage")
+    assert statement["Principal"] == {"AWS": f"arn:aws:iam::{OTHER}:root"}
 
     sqs.remove_permission(QueueUrl=url, Label="senders")
     with pytest.raises(other.exceptions.QueueDoesNotExist):
@@ -69,8 +70,8 @@ def test_a_granted_account_finds_the_queue_by_owner(sqs: Any, other: Any) -> Non
     ("label", "accounts", "actions", "reason"),
     [
         ("bad label!", [OTHER], ["SendMessage"], "Label"),
-        ("ok", ["12345"], ["SendMessage"], "AWSAccountIds"),
-        ("ok", [OTHER], ["DeleteQueue"], "Actions"),
+        ("ok", ["12345"], ["SendMessage"], "PrincipalId"),
+        ("ok", [OTHER], ["DeleteQueue"], "ActionName"),
     ],
 )
 def test_bad_grants_are_refused(

@@ -44,5 +44,12 @@ def test_an_old_receipt_does_not_change_the_later_delivery_s_visibility(sqs: Any
     url, old, _current = _deliver_twice(sqs)
     with pytest.raises(ClientError) as refused:
         sqs.change_message_visibility(QueueUrl=url, ReceiptHandle=old, VisibilityTimeout=0)
-    assert refused.value.response["Error"]["Code"] == "AWS.SimpleQueueService.MessageNotInflight"
+    # SQS's answer for a receipt whose message is not in flight under it.
+    assert refused.value.response["Error"] == {
+        "Code": "InvalidParameterValue",
+        "QueryErrorCode": "InvalidParameterValueException",
+        "Type": "Sender",
+        "Message": f"Value {old} for parameter ReceiptHandle is invalid. Reason: Message does "
+        "not exist or is not available for visibility timeout change.",
+    }
     assert _count(sqs, url) == ("0", "1"), "still invisible: the change did not apply"
