@@ -1,0 +1,1 @@
+"""The SNS Query protocol."""
