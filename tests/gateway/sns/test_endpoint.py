@@ -6,16 +6,28 @@ from __future__ import annotations
 
 import base64
 from typing import Any
+from urllib.parse import urlencode
 
+import httpx
 import pytest
+from botocore.auth import SigV4Auth
+from botocore.awsrequest import AWSRequest
 from botocore.config import Config
+from botocore.credentials import Credentials
 from botocore.exceptions import ClientError
 
 from gateway.core.errors import CoreError, ErrorKind
 from gateway.sns.actions import ACTIONS
 from gateway.sns.errors import SnsError
 from gateway.sns.limits import MAX_BATCH_ENTRIES, MAX_MESSAGE_BYTES, MAX_REQUEST_BYTES
-from tests.conftest import TEST_ACCOUNT_ID, MakeAccessKey, RunningGateway
+from tests.conftest import (
+    REGION,
+    TEST_ACCESS_KEY_ID,
+    TEST_ACCOUNT_ID,
+    TEST_SECRET_ACCESS_KEY,
+    MakeAccessKey,
+    RunningGateway,
+)
 from tests.gateway.sns.wire import register, signed_sns_post, sns_error
 from tests.sigv4_signing import signed_query_post
 
@@ -222,3 +234,19 @@ def test_bad_signatures_are_refused_before_the_action(
         unknown_key.list_topics()
     assert client_error(caught)[:3] == (403, "Sender", "InvalidClientTokenId")
     assert recorded.calls == []
+
+
+def test_a_signed_get_carries_its_form_in_its_url(
+    monkeypatch: pytest.MonkeyPatch, gateway: RunningGateway
+) -> None:
+    recorded = register(monkeypatch, "ListSubscriptionsByTopic", {"Subscriptions": []})
+    url = f"{gateway.url}/?" + urlencode(
+        {"Action": "ListSubscriptionsByTopic", "TopicArn": ARN, "NextToken": "n"}
+    )
+    request = AWSRequest(method="GET", url=url)
+    credentials = Credentials(TEST_ACCESS_KEY_ID, TEST_SECRET_ACCESS_KEY)
+    SigV4Auth(credentials, "sns", REGION).add_auth(request)
+    response = httpx.get(url, headers=dict(request.headers.items()))
+    assert response.status_code == 200, response.text
+    assert recorded.only[1] == {"TopicArn": ARN, "NextToken": "n"}
+    assert recorded.only[0].account_id == TEST_ACCOUNT_ID
