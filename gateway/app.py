@@ -16,6 +16,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.routing import Route, WebSocketRoute
 
+from gateway.aws_endpoint import aws_endpoint
 from gateway.health import healthz, readyz
 from gateway.rest.routes import http_error, rest_routes
 from gateway.sqs.endpoint import sqs_endpoint
@@ -34,10 +35,11 @@ def create_app(lifespan: Lifespan, public_url: str | None = None) -> Starlette:
     """`public_url`: base of queue URLs; when None they are built from the Host header."""
     app = Starlette(
         routes=[
-            Route("/", sqs_endpoint, methods=["POST", "GET"]),
+            # SQS and SNS share the root, routed by the request's signature.
+            Route("/", aws_endpoint, methods=["POST", "GET"]),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
-            # The Query protocol also posts to a queue's own URL: /<account id>/<queue>.
+            # SQS's Query protocol also posts to a queue's own URL: /<account id>/<queue>.
             Route("/{account_id:int}/{queue_name}", sqs_endpoint, methods=["POST", "GET"]),
             *rest_routes(),
             WebSocketRoute(WEBSOCKET_PATH, websocket_endpoint),

@@ -10,7 +10,8 @@
 - `gateway`: the full gateway stack (control plane + storage node + Starlette app) under
   a real uvicorn on a free port, with a fresh data directory per test, and the access key
   TEST_ACCESS_KEY_ID / TEST_SECRET_ACCESS_KEY registered for the default account.
-- `sqs`: a real boto3 SQS client pointed at that gateway, signing with that key.
+- `sqs`: a real boto3 SQS client pointed at that gateway, signing with that key;
+  `sns`: a real boto3 SNS client, the same way.
 - `make_access_key`, `account_sqs`: factories of more keys, and of clients signing with
   a new key of a given account.
 - `tidemq_up`: a factory that runs the real `tidemq up` command as a subprocess.
@@ -177,6 +178,9 @@ class RunningGateway:
     def sqs_client(self, **config: Any) -> Any:
         return sqs_client(self.url, **config)
 
+    def sns_client(self, **config: Any) -> Any:
+        return sns_client(self.url, **config)
+
     def create_key(
         self,
         account_id: str = TEST_ACCOUNT_ID,
@@ -210,6 +214,17 @@ class RunningGateway:
 def sqs_client(endpoint_url: str, **config: Any) -> Any:
     return boto3.client(
         "sqs",
+        endpoint_url=endpoint_url,
+        region_name=REGION,
+        aws_access_key_id=config.pop("access_key_id", TEST_ACCESS_KEY_ID),
+        aws_secret_access_key=config.pop("secret_access_key", TEST_SECRET_ACCESS_KEY),
+        **config,
+    )
+
+
+def sns_client(endpoint_url: str, **config: Any) -> Any:
+    return boto3.client(
+        "sns",
         endpoint_url=endpoint_url,
         region_name=REGION,
         aws_access_key_id=config.pop("access_key_id", TEST_ACCESS_KEY_ID),
@@ -279,6 +294,11 @@ def gateway(redis_url: str, tmp_path: Path) -> Iterator[RunningGateway]:
 @pytest.fixture
 def sqs(gateway: RunningGateway) -> Any:
     return gateway.sqs_client()
+
+
+@pytest.fixture
+def sns(gateway: RunningGateway) -> Any:
+    return gateway.sns_client()
 
 
 MakeAccessKey = Callable[..., IssuedKey]

@@ -67,10 +67,13 @@ def signed_post(url: str, target: str, body: bytes) -> httpx.Response:
 FORM = "application/x-www-form-urlencoded"
 
 
-def signed_query_post(url: str, body: bytes, path: str = "/") -> httpx.Response:
-    """POSTs a Query-protocol (form-encoded) request, signed with the test key, now; the
-    body is sent exactly as given, so it may be anything a client could send."""
+def signed_query_post(
+    url: str, body: bytes, path: str = "/", service: str = "sqs"
+) -> httpx.Response:
+    """POSTs a Query-protocol (form-encoded) request, signed with the test key for
+    `service`, now; the body is sent exactly as given, so it may be anything a client
+    could send."""
     request = AWSRequest(method="POST", url=url + path, data=body, headers={"Content-Type": FORM})
     credentials = Credentials(TEST_ACCESS_KEY_ID, TEST_SECRET_ACCESS_KEY)
-    SigV4Auth(credentials, "sqs", REGION).add_auth(request)
+    SigV4Auth(credentials, service, REGION).add_auth(request)
     return httpx.post(url + path, content=body, headers=dict(request.headers.items()))

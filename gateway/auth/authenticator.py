@@ -1,8 +1,9 @@
 """Who sent a request: its SigV4 signature checked against the registered access keys.
 
 The composition root builds one `Authenticator` per gateway and keeps it as
-`app.state.authenticator`; endpoints call `authenticate(request, body)` first, with the
-body they read once (the signature covers it). Keys are read from the control plane on
+`app.state.authenticator`; endpoints call `authenticate(request, body, service=...)`
+first, with the body they read once (the signature covers it) and the service their
+credential scope must name (`sqs`, `sns`). Keys are read from the control plane on
 every request, so a key revoked on any gateway is refused by all of them at once.
 """
 
@@ -36,13 +37,14 @@ class Authenticator:
         self._keys = access_keys
         self._clock = clock
 
-    async def authenticate(self, request: Request, body: bytes) -> Principal:
+    async def authenticate(self, request: Request, body: bytes, *, service: str) -> Principal:
         """The request's principal; raises an AuthError (nothing read or changed) if the
-        request is unsigned, badly signed, stale, or signed with an unknown key, and a
-        CoreError if the control plane cannot tell."""
+        request is unsigned, badly signed, stale, signed for another service than
+        `service`, or with an unknown key, and a CoreError if the control plane cannot
+        tell."""
         key_id = None
         try:
-            signed = sigv4.parse(request, self._clock.now_ms())
+            signed = sigv4.parse(request, self._clock.now_ms(), service=service)
             key_id = signed.credential.access_key_id
             issued = await self._keys.get(key_id)
             if issued is None:
@@ -63,7 +65,7 @@ class Authenticator:
         return Principal(issued.key.account_id, issued.key.access_key_id)
 
 
-async def authenticate(request: Request, body: bytes) -> Principal:
+async def authenticate(request: Request, body: bytes, *, service: str) -> Principal:
     """Authenticates with the app's authenticator; an app without one refuses to serve."""
     authenticator: Authenticator = request.app.state.authenticator
-    return await authenticator.authenticate(request, body)
+    return await authenticator.authenticate(request, body, service=service)

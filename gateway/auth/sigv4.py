@@ -22,8 +22,12 @@ a body its signature does not cover (UNSIGNED-PAYLOAD and streaming payloads are
 
 Checked before any key is looked up: the header's shape, the date (within 15 minutes of
 the gateway's clock, passed in as `now_ms`), the credential scope (its day is the date's
-day, its service is `sqs`, any region). Presigned (query-string) signatures are refused:
-a presigned URL cannot cover the JSON body, which holds every parameter of an SQS action.
+day, its service the one the endpoint serves, `sqs` or `sns`, any region). Presigned
+(query-string) signatures are refused: a presigned URL cannot cover a request's body,
+which holds every parameter of an SQS JSON action or of a posted Query form.
+
+`claimed_service` reads, without checking anything, which service a request says it was
+signed for: the shared endpoint routes by it (gateway/aws_endpoint.py).
 """
 
 from __future__ import annotations
@@ -47,12 +51,17 @@ from gateway.auth.errors import (
 )
 
 ALGORITHM = "AWS4-HMAC-SHA256"
-SERVICE = "sqs"
 TERMINATOR = "aws4_request"
 MAX_SKEW = timedelta(minutes=15)
+# AWS's words for a request that is not signed at all.
+NO_SIGNATURE = (
+    "The request must contain either a valid (registered) AWS access key ID or X.509 certificate."
+)
 _AMZ_DATE_FORMAT = "%Y%m%dT%H%M%SZ"
 _AMZ_DATE = re.compile(r"^[0-9]{8}T[0-9]{6}Z\Z")
 _PRESIGNED_PARAMS = ("x-amz-algorithm", "x-amz-credential", "x-amz-signature")
+# The service element of a Credential: `Credential=<key id>/<date>/<region>/<service>/...`.
+_CREDENTIAL_SERVICE = re.compile(r"Credential=[^/,\s]*/[^/,\s]*/[^/,\s]*/([^/,\s]*)/")
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +89,9 @@ class SignedRequest:
     amz_date: str  # yyyymmddThhmmssZ: the X-Amz-Date, or the Date header in that form
 
 
-def parse(request: Request, now_ms: int) -> SignedRequest:
-    """The request's signature claim; raises an AuthError if it cannot be verified at all."""
+def parse(request: Request, now_ms: int, *, service: str) -> SignedRequest:
+    """The request's signature claim, for `service` (`sqs`, `sns`): raises an AuthError if
+    it cannot be verified at all, or is scoped to another service."""
     if _presigned(request.scope.get("query_string", b"")):
         raise IncompleteSignature(
             "Presigned (query-string) signatures are not supported; sign the request "
@@ -89,19 +99,39 @@ def parse(request: Request, now_ms: int) -> SignedRequest:
         )
     authorization = request.headers.get("authorization")
     if authorization is None:
-        raise MissingAuthenticationToken(
-            "The request must contain either a valid (registered) AWS access key ID or "
-            "X.509 certificate."
-        )
+        raise MissingAuthenticationToken(NO_SIGNATURE)
     if "x-amz-security-token" in request.headers:
         raise InvalidClientTokenId("The security token included in the request is invalid.")
     credential, signed_headers, claimed = _parse_authorization(authorization)
     amz_date = _amz_date(request)
-    _check_scope(credential, amz_date)
+    _check_scope(credential, amz_date, service)
     _check_skew(amz_date, now_ms)
     if "host" not in signed_headers.split(";"):
         raise IncompleteSignature("'Host' must be a 'SignedHeader' in the AWS Authorization.")
     return SignedRequest(credential, signed_headers, claimed, amz_date)
+
+
+def claimed_service(request: Request) -> str | None:
+    """The service the request's credential scope names (in its Authorization header, or
+    in a presigned URL's X-Amz-Credential), or None if it names none that can be read.
+    A claim only: nothing of the signature is checked."""
+    authorization = request.headers.get("authorization")
+    if authorization is not None:
+        match = _CREDENTIAL_SERVICE.search(authorization)
+        return match.group(1) if match else None
+    for pair in request.scope.get("query_string", b"").decode("latin-1").split("&"):
+        name, _, value = pair.partition("=")
+        if unquote(name).lower() == "x-amz-credential":
+            match = _CREDENTIAL_SERVICE.search("Credential=" + unquote(value))
+            return match.group(1) if match else None
+    return None
+
+
+def is_unsigned(request: Request) -> bool:
+    """Neither an Authorization header nor a presigned URL's parameters: no claim at all."""
+    return "authorization" not in request.headers and not _presigned(
+        request.scope.get("query_string", b"")
+    )
 
 
 def verify(signed: SignedRequest, request: Request, body: bytes, secret: str) -> None:
@@ -229,7 +259,7 @@ def _amz_date(request: Request) -> str:
     return parsed.astimezone(UTC).strftime(_AMZ_DATE_FORMAT)
 
 
-def _check_scope(credential: Credential, amz_date: str) -> None:
+def _check_scope(credential: Credential, amz_date: str, service: str) -> None:
     if credential.date != amz_date[:8]:
         raise SignatureDoesNotMatch(
             "Date in Credential scope does not match YYYYMMDD from ISO-8601 version of "
@@ -237,8 +267,8 @@ def _check_scope(credential: Credential, amz_date: str) -> None:
         )
     if not credential.region:
         raise SignatureDoesNotMatch("Credential should be scoped to a valid region.")
-    if credential.service != SERVICE:
-        raise SignatureDoesNotMatch(f"Credential should be scoped to correct service: '{SERVICE}'.")
+    if credential.service != service:
+        raise SignatureDoesNotMatch(f"Credential should be scoped to correct service: '{service}'.")
     if credential.terminator != TERMINATOR:
         raise SignatureDoesNotMatch(
             f"Credential should be scoped with a valid terminator: '{TERMINATOR}', "

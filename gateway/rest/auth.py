@@ -22,6 +22,9 @@ log = logging.getLogger(__name__)
 
 CHALLENGE = 'Bearer realm="tidemq"'
 _BEARER = "bearer "
+# The service a SigV4 credential scope names on REST: the same as on the SQS API, so one
+# signing setup serves both.
+SIGV4_SERVICE = "sqs"
 
 
 async def authenticate_rest(request: Request, body: bytes) -> Principal:
@@ -37,7 +40,7 @@ async def authenticate_rest(request: Request, body: bytes) -> Principal:
             if header[: len(_BEARER)].lower() == _BEARER:
                 verifier: TokenVerifier = request.app.state.token_verifier
                 return await verifier.principal(header[len(_BEARER) :].strip())
-            return await authenticate(request, body)
+            return await authenticate(request, body, service=SIGV4_SERVICE)
         except AuthError as exc:
             raise from_core(exc) from exc
     except Unauthorized as exc:

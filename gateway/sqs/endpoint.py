@@ -28,8 +28,9 @@ from gateway.base_url import base_url
 from gateway.core.broker import Broker
 from gateway.core.errors import CoreError
 from gateway.message_ids import new_request_id
+from gateway.query_form import decode_request
 from gateway.request_body import BodyTooLarge, ClientGone, read_body
-from gateway.sqs import json_protocol, query_form, query_protocol
+from gateway.sqs import json_protocol, query_protocol
 from gateway.sqs.actions import ACTIONS, SqsContext
 from gateway.sqs.errors import SqsError, from_core
 from gateway.sqs.limits import MAX_PARAMETERS, max_request_bytes
@@ -37,6 +38,8 @@ from gateway.sqs.limits import MAX_PARAMETERS, max_request_bytes
 log = logging.getLogger(__name__)
 
 CONTENT_TYPE = "application/x-amz-json-1.0"
+# The service a request's SigV4 credential scope must name.
+SERVICE = "sqs"
 _FORM = "application/x-www-form-urlencoded"
 # Bodies from this size on are decoded in a worker thread, so that the event loop serves
 # other requests meanwhile (docs/sqs-compatibility.md has the measurements).
@@ -49,7 +52,7 @@ async def sqs_endpoint(request: Request) -> Response:
     action = ""
     try:
         body = await _body(request)
-        principal = await authenticate(request, body)
+        principal = await authenticate(request, body, service=SERVICE)
         if query:
             path, url_query = request.url.path, request.scope.get("query_string", b"")
             parse = functools.partial(_query_params, path, url_query, body)
@@ -104,10 +107,7 @@ def _json_params(target: str, body: bytes) -> tuple[str, dict[str, Any]]:
 
 
 def _query_params(path: str, url_query: bytes, body: bytes) -> tuple[str, dict[str, Any]]:
-    in_url = query_form.decode(url_query, MAX_PARAMETERS)
-    in_body = query_form.decode(body, MAX_PARAMETERS - len(in_url))
-    form = dict(in_url)
-    form.update(in_body)
+    form = decode_request(url_query, body, MAX_PARAMETERS)
     action = form.get("Action", "")
     if not action:
         raise SqsError("MissingAction", "The request must contain the parameter Action.")

@@ -58,7 +58,7 @@ def _operation(action: str) -> OperationModel | None:
 
 def parse(action: str, pairs: Iterable[tuple[str, str]]) -> dict[str, Any]:
     """The action's parameters, from the Query form's (name, value) pairs, as decoded by
-    gateway/sqs/query_form.py (InvalidAction for an unknown action). Refused as SQS
+    gateway/query_form.py (InvalidAction for an unknown action). Refused as SQS
     does: a map entry without its name or its value; and as TideMQ's limits do
     (gateway/sqs/limits.py): an entry numbered other than 1 to MAX_INDEX."""
     operation = _operation(action)

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from urllib.parse import quote, unquote, urlsplit
 
 import pytest
-from botocore.auth import SigV4Auth
+from botocore.auth import SigV4Auth, SigV4QueryAuth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 from hypothesis import given
@@ -127,7 +127,7 @@ def test_whatever_botocore_signs_verifies_and_any_other_body_does_not(
     )
     _sign(request)
     starlette = _starlette(request)
-    signed = sigv4.parse(starlette, SIGNED_AT_MS)
+    signed = sigv4.parse(starlette, SIGNED_AT_MS, service="sqs")
     assert signed.credential.access_key_id == EXAMPLE_KEY_ID
     sigv4.verify(signed, starlette, body, EXAMPLE_SECRET)
     with pytest.raises(SignatureDoesNotMatch):
@@ -146,7 +146,7 @@ def test_a_date_header_serves_when_there_is_no_x_amz_date() -> None:
     _sign(request)
     assert "X-Amz-Date" not in request.headers
     starlette = _starlette(request)
-    signed = sigv4.parse(starlette, SIGNED_AT_MS)
+    signed = sigv4.parse(starlette, SIGNED_AT_MS, service="sqs")
     assert signed.amz_date == "20150830T123600Z"
     sigv4.verify(signed, starlette, b"{}", EXAMPLE_SECRET)
 
@@ -155,9 +155,50 @@ def test_skew_is_measured_against_the_clock_given() -> None:
     request = AWSRequest(method="POST", url="https://example.amazonaws.com/", data=b"")
     _sign(request)
     fifteen_minutes_ms = 15 * 60 * 1000
-    sigv4.parse(_starlette(request), SIGNED_AT_MS + fifteen_minutes_ms)
-    sigv4.parse(_starlette(request), SIGNED_AT_MS - fifteen_minutes_ms)
+    sigv4.parse(_starlette(request), SIGNED_AT_MS + fifteen_minutes_ms, service="sqs")
+    sigv4.parse(_starlette(request), SIGNED_AT_MS - fifteen_minutes_ms, service="sqs")
     with pytest.raises(RequestExpired, match="Signature expired: 20150830T123600Z"):
-        sigv4.parse(_starlette(request), SIGNED_AT_MS + fifteen_minutes_ms + 1000)
+        sigv4.parse(_starlette(request), SIGNED_AT_MS + fifteen_minutes_ms + 1000, service="sqs")
     with pytest.raises(RequestExpired, match="not yet current"):
-        sigv4.parse(_starlette(request), SIGNED_AT_MS - fifteen_minutes_ms - 1000)
+        sigv4.parse(_starlette(request), SIGNED_AT_MS - fifteen_minutes_ms - 1000, service="sqs")
+
+
+@pytest.mark.parametrize(("signed_for", "expected"), [("sqs", "sns"), ("sns", "sqs")])
+def test_the_scope_must_name_the_service_the_endpoint_serves(
+    signed_for: str, expected: str
+) -> None:
+    request = AWSRequest(method="POST", url="https://example.amazonaws.com/", data=b"")
+    _sign(request, service=signed_for)
+    starlette = _starlette(request)
+    assert sigv4.parse(starlette, SIGNED_AT_MS, service=signed_for).credential.service == (
+        signed_for
+    )
+    with pytest.raises(
+        SignatureDoesNotMatch, match=f"Credential should be scoped to correct service: '{expected}'"
+    ):
+        sigv4.parse(starlette, SIGNED_AT_MS, service=expected)
+
+
+def test_the_claimed_service_is_read_from_the_header_or_a_presigned_url() -> None:
+    request = AWSRequest(method="POST", url="https://example.amazonaws.com/", data=b"")
+    _sign(request, service="sns")
+    signed = _starlette(request)
+    assert sigv4.claimed_service(signed) == "sns"
+    assert not sigv4.is_unsigned(signed)
+
+    presigned = AWSRequest(method="GET", url="https://example.amazonaws.com/?Action=ListTopics")
+    SigV4QueryAuth(Credentials(EXAMPLE_KEY_ID, EXAMPLE_SECRET), "sns", "us-east-1").add_auth(
+        presigned
+    )
+    assert "X-Amz-Credential=" in presigned.url
+    assert sigv4.claimed_service(_starlette(presigned)) == "sns"
+    assert not sigv4.is_unsigned(_starlette(presigned))
+
+    plain = AWSRequest(method="GET", url="https://example.amazonaws.com/?Action=ListTopics")
+    assert sigv4.claimed_service(_starlette(plain)) is None
+    assert sigv4.is_unsigned(_starlette(plain))
+    garbled = AWSRequest(
+        method="GET", url="https://example.amazonaws.com/", headers={"Authorization": "Basic x"}
+    )
+    assert sigv4.claimed_service(_starlette(garbled)) is None
+    assert not sigv4.is_unsigned(_starlette(garbled))

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gateway.sqs import query_form
-from gateway.sqs.errors import SqsError
+from gateway import query_form
+from gateway.core.errors import CoreError, ErrorKind
 
 # Pieces of form bodies, valid and not: escapes of ASCII and of UTF-8 bytes, separators,
 # `+`, a `%` that starts no escape, bytes sent raw.
@@ -43,22 +43,41 @@ def test_the_decoder_agrees_with_urllib_or_refuses(pieces: list[bytes]) -> None:
     data = b"".join(pieces)
     expected = reference(data)
     if expected is None:
-        with pytest.raises(SqsError) as caught:
-            query_form.decode(data, max_fields=1000)
-        assert caught.value.code == "MalformedQueryString"
+        with pytest.raises(CoreError) as caught:
+            query_form.decode(data, max_fields=1000, max_parameters=1000)
+        assert (caught.value.code, caught.value.kind) == ("MalformedQueryString", ErrorKind.INVALID)
     else:
-        assert query_form.decode(data, max_fields=1000) == expected
+        assert query_form.decode(data, max_fields=1000, max_parameters=1000) == expected
 
 
 @given(st.dictionaries(st.text(), st.text(), max_size=5))
 def test_what_an_sdk_encodes_decodes_to_what_it_encoded(params: dict[str, str]) -> None:
     encodable = {k: v for k, v in params.items() if k}
     body = "&".join(f"{quote(k, safe='')}={quote(v, safe='')}" for k, v in encodable.items())
-    assert dict(query_form.decode(body.encode(), max_fields=1000)) == encodable
+    assert dict(query_form.decode(body.encode(), max_fields=1000, max_parameters=1000)) == encodable
 
 
 def test_fields_are_counted_before_they_are_decoded() -> None:
-    with pytest.raises(SqsError) as caught:
-        query_form.decode(b"a=%FF" + b"&" * 1000, max_fields=1000)
+    with pytest.raises(CoreError) as caught:
+        query_form.decode(b"a=%FF" + b"&" * 1000, max_fields=1000, max_parameters=1000)
     assert caught.value.code == "InvalidQueryParameter"
-    assert len(query_form.decode(b"a=1" + b"&b=2" * 999, max_fields=1000)) == 1000
+    assert (
+        len(query_form.decode(b"a=1" + b"&b=2" * 999, max_fields=1000, max_parameters=1000)) == 1000
+    )
+
+
+def test_a_request_s_form_is_its_url_s_fields_then_its_body_s() -> None:
+    form = query_form.decode_request(b"Action=A&x=url&y=1", b"x=body&z=%C3%A9", 10)
+    assert form == {"Action": "A", "x": "body", "y": "1", "z": "\u00e9"}
+    assert query_form.decode_request(b"", b"", 10) == {}
+
+
+def test_the_url_and_the_body_share_one_limit_named_in_the_error() -> None:
+    assert len(query_form.decode_request(b"a=1&b=2", b"c=3", 3)) == 3
+    for url, body in [(b"a=1&b=2", b"c=3&d=4"), (b"a=1&b=2&c=3&d=4", b""), (b"", b"a&b&c&d")]:
+        with pytest.raises(CoreError) as caught:
+            query_form.decode_request(url, body, 3)
+        assert caught.value.code == "InvalidQueryParameter"
+        assert caught.value.message == (
+            "The request has more than 3 parameters, more than any action takes."
+        )

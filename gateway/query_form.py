@@ -1,5 +1,6 @@
 """Decoding a Query request's form (`a=1&b=%C3%A9`): strictly, and in time linear in its
-size with no Python loop over its bytes.
+size with no Python loop over its bytes. Shared by the two Query protocols (SQS's and
+SNS's), which pass in their own limit on the number of parameters.
 
 Strict: a `%` must start an escape of two hex digits, and the decoded bytes must be
 UTF-8, or the request is refused with MalformedQueryString (never decoded as U+FFFD,
@@ -18,8 +19,7 @@ from __future__ import annotations
 
 import binascii
 
-from gateway.sqs.errors import SqsError
-from gateway.sqs.limits import MAX_PARAMETERS
+from gateway.core.errors import CoreError
 
 # Hex digits -> "h", "%" stays, anything else -> ".": every "%" then starts a valid
 # escape if and only if there are as many "%hh" as "%" (no two "%hh" can overlap).
@@ -29,17 +29,26 @@ _SHAPE_TABLE = bytes(
 )
 
 
-def decode(data: bytes, max_fields: int) -> list[tuple[str, str]]:
+def decode_request(url_query: bytes, body: bytes, max_parameters: int) -> dict[str, str]:
+    """A request's form: the fields of its URL's query string and of its body, at most
+    `max_parameters` in all; a name given twice has its last value, the body's over the
+    URL's. Raises CoreError as `decode` does."""
+    in_url = decode(url_query, max_parameters, max_parameters=max_parameters)
+    in_body = decode(body, max_parameters - len(in_url), max_parameters=max_parameters)
+    return dict(in_url + in_body)
+
+
+def decode(data: bytes, max_fields: int, *, max_parameters: int) -> list[tuple[str, str]]:
     """The form's (name, value) pairs, in order; empty fields are skipped, and a field
-    without `=` has the value "". Raises SqsError: InvalidQueryParameter past
-    `max_fields` fields (what is left of MAX_PARAMETERS for this part of the request),
-    MalformedQueryString for a bad escape or bytes not UTF-8."""
+    without `=` has the value "". Raises CoreError (kind INVALID): InvalidQueryParameter
+    past `max_fields` fields (what is left of the request's `max_parameters` for this
+    part of it), MalformedQueryString for a bad escape or bytes not UTF-8."""
     if not data:
         return []
     if data.count(b"&") >= max_fields:
-        raise SqsError(
+        raise CoreError(
             "InvalidQueryParameter",
-            f"The request has more than {MAX_PARAMETERS} parameters, more than any action takes.",
+            f"The request has more than {max_parameters} parameters, more than any action takes.",
         )
     _check_escapes(data)
     pairs = []
@@ -53,7 +62,7 @@ def decode(data: bytes, max_fields: int) -> list[tuple[str, str]]:
 def _check_escapes(data: bytes) -> None:
     escapes = data.count(b"%")
     if escapes and data.translate(_SHAPE_TABLE).count(b"%hh") != escapes:
-        raise SqsError(
+        raise CoreError(
             "MalformedQueryString",
             "The query string contains a '%' that does not start an escape of two hex digits.",
         )
@@ -65,7 +74,7 @@ def _text(raw: bytes) -> str:
     try:
         return raw.decode()
     except UnicodeDecodeError as exc:
-        raise SqsError(
+        raise CoreError(
             "MalformedQueryString",
             "The query string is not UTF-8 once its escapes are decoded "
             f"(byte 0x{raw[exc.start]:02X}).",
