@@ -30,7 +30,7 @@ from control_plane.delivery_scripts import (
     REMOVE,
 )
 from control_plane.errors import OverLimit, redis_boundary
-from control_plane.fifo_scripts import CLAIM_FIFO, REGISTER_FIFO
+from control_plane.fifo_scripts import CLAIM_FIFO, DEDUPLICATE, REGISTER_FIFO
 from control_plane.receipts import Receipt, ReceiptSigner, invalid_receipt_error
 from control_plane.redis_keys import SubscriptionKeys
 from control_plane.redis_values import as_text
@@ -109,6 +109,7 @@ class Deliveries:
         self._claim = redis.register_script(CLAIM)
         self._claim_fifo = redis.register_script(CLAIM_FIFO)
         self._register_fifo = redis.register_script(REGISTER_FIFO)
+        self._deduplicate = redis.register_script(DEDUPLICATE)
         self._delay = redis.register_script(DELAY)
         self._defer = redis.register_script(DEFER)
         self._delete = redis.register_script(DELETE_MESSAGES)
@@ -216,6 +217,38 @@ class Deliveries:
             message_id, offset = as_text(value).rsplit(":", 1)
             registered.append(Registered(message_id, int(offset), int(offset) != entry.offset))
         return registered
+
+    async def deduplicate(
+        self, stream_id: str, entries: Sequence[tuple[int, str, str]]
+    ) -> list[Registered]:
+        """FIFO topics: records the (offset, deduplication key, message id) of
+        just-appended messages, unless their key was sent in the last five minutes."""
+        sub = SubscriptionKeys(stream_id)
+        args: list[int | str] = [self._clock.now_ms(), DEDUP_WINDOW_MS]
+        for offset, key, message_id in entries:
+            args += [offset, key, message_id]
+        with redis_boundary():
+            known = await self._deduplicate(keys=[sub.dedup, sub.dedup_expiry], args=args)
+        registered = []
+        for (offset, _, _), value in zip(entries, known, strict=True):
+            first_id, first_offset = as_text(value).rsplit(":", 1)
+            registered.append(Registered(first_id, int(first_offset), int(first_offset) != offset))
+        return registered
+
+    async def first_sends(self, stream_id: str, keys: Sequence[str]) -> list[int | None]:
+        """FIFO topics: per deduplication key, the offset of its first send while it is
+        remembered (None after five minutes)."""
+        with redis_boundary():
+            values = await self._redis.hmget(SubscriptionKeys(stream_id).dedup, list(keys))
+        return [None if v is None else int(as_text(v).rsplit(":", 1)[1]) for v in values]
+
+    async def start_at(self, subscription_id: str, offsets: Mapping[int, int]) -> None:
+        """Sets a new subscription's cursors (partition -> the first offset it gets)."""
+        with redis_boundary():
+            await self._redis.hset(
+                SubscriptionKeys(subscription_id).cursors,
+                mapping={str(p): str(o) for p, o in offsets.items()},
+            )
 
     async def defer(self, delivery: Delivery, due_ms: int) -> bool:
         """Turns a claimed message whose delivery time has not come back into a delay."""

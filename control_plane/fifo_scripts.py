@@ -136,3 +136,30 @@ write_takes(KEYS[1], KEYS[2], KEYS[3])
 return out
 """
 )
+
+DEDUPLICATE = """
+-- FIFO topics: the deduplication of REGISTER_FIFO without the groups (a topic's
+-- subscriptions keep their own order: control_plane/dispatch_cursors.py).
+-- KEYS[1] dedup, KEYS[2] dedup expiry
+-- ARGV[1] now ms, ARGV[2] deduplication window ms, ARGV[3..] triples of offset,
+-- deduplication key, message id
+-- returns per message "<message id>:<offset>": its own, or the first send's
+local now = tonumber(ARGV[1])
+for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, 1000)) do
+  redis.call('HDEL', KEYS[1], key)
+  redis.call('ZREM', KEYS[2], key)
+end
+local out = {}
+for i = 3, #ARGV, 3 do
+  local first = redis.call('HGET', KEYS[1], ARGV[i + 1])
+  if first then
+    out[#out + 1] = first
+  else
+    local mine = ARGV[i + 2] .. ':' .. ARGV[i]
+    redis.call('HSET', KEYS[1], ARGV[i + 1], mine)
+    redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[i + 1])
+    out[#out + 1] = mine
+  end
+end
+return out
+"""

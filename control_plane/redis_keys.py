@@ -189,6 +189,12 @@ class SubscriptionKeys:
         """FIFO queues: sorted set of deduplication keys by the time (ms) they lapse."""
         return f"{self._tag}:dedup-exp"
 
+    @property
+    def dispatcher(self) -> str:
+        """Pushed subscriptions: the id of the gateway that delivers them now, with a TTL
+        (control_plane/dispatch_cursors.py)."""
+        return f"{self._tag}:dispatcher"
+
     def fifo_keys(self) -> list[str]:
         """The FIFO structures, in the order the delivery scripts take them."""
         return [self.fifo, self.groups, self.group_locks, self.ready_groups]
@@ -216,6 +222,7 @@ class SubscriptionKeys:
             *self.fifo_keys(),
             self.dedup,
             self.dedup_expiry,
+            self.dispatcher,
             *(self.unacked(p) for p in range(partitions)),
         ]
 

@@ -19,6 +19,8 @@ from starlette.routing import Route, WebSocketRoute
 from gateway.aws_endpoint import aws_endpoint
 from gateway.health import healthz, readyz
 from gateway.rest.routes import http_error, rest_routes
+from gateway.sns.certificate import ROUTE_PATH as SIGNING_CERTIFICATE_PATH
+from gateway.sns.certificate import signing_certificate
 from gateway.sqs.endpoint import sqs_endpoint
 from gateway.ws.asyncapi import asyncapi_json
 from gateway.ws.endpoint import PATH as WEBSOCKET_PATH
@@ -44,6 +46,8 @@ def create_app(lifespan: Lifespan, public_url: str | None = None) -> Starlette:
             *rest_routes(),
             WebSocketRoute(WEBSOCKET_PATH, websocket_endpoint),
             Route("/asyncapi.json", asyncapi_json, methods=["GET"]),
+            # Unauthenticated: webhook receivers fetch it to check message signatures.
+            Route(SIGNING_CERTIFICATE_PATH, signing_certificate, methods=["GET"]),
         ],
         exception_handlers={HTTPException: http_error},
         lifespan=lifespan,

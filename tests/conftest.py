@@ -269,6 +269,7 @@ def start_gateway(
         auth_clock=auth_clock,
         max_message_bytes=max_message_bytes,
         archive=archive,
+        advertised_url=f"http://127.0.0.1:{port}",
     )
     config = uvicorn.Config(
         app, host="127.0.0.1", port=port, lifespan="on", log_config=None, access_log=False

@@ -98,6 +98,7 @@ def run(settings: Settings) -> None:
                 public_url=settings.public_url,
                 max_message_bytes=settings.max_message_bytes,
                 archive=archive_options(settings),
+                advertised_url=f"http://{settings.host}:{settings.port}",
             )
             config = uvicorn.Config(
                 app,

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 
+from control_plane import signing_keys
 from control_plane.access_keys import AccessKeys
 from control_plane.bearer_tokens import BearerTokens
 from control_plane.clock import Clock, SystemClock
@@ -22,6 +23,7 @@ from gateway.app import create_app
 from gateway.auth.authenticator import Authenticator
 from gateway.auth.bearer import TokenVerifier
 from gateway.core.broker import DEFAULT_MAX_MESSAGE_BYTES, Broker
+from gateway.core.envelopes import Envelopes
 from gateway.heap import freeze_startup_heap
 from gateway.heap_trim import trimming_heap
 from storage_nodes.archive.manifest import Manifests
@@ -139,8 +141,12 @@ def build_app(
     clock: Clock | None = None,
     auth_clock: Clock | None = None,
     archive: ArchiveOptions | None = None,
+    advertised_url: str,
 ) -> Starlette:
     """`master_key`: the key access-key secrets are sealed under (tidemq/master_key.py).
+
+    `advertised_url`: where clients reach this gateway, for the links in the messages
+    topics deliver (signing certificate, unsubscribe); `public_url` when that is set.
 
     `clock` times messages (visibility, delays, retention) and the log; `auth_clock` is
     what request dates and token expiries are checked against, the system clock unless
@@ -161,6 +167,10 @@ def build_app(
             archive=archive,
         ) as (broker, control):
             app.state.broker = broker
+            signing_key = await signing_keys.load_or_create(control.redis, master_key)
+            app.state.signing_key = signing_key
+            links_url = (public_url or advertised_url).rstrip("/")
+            broker.start_dispatch(Envelopes(signing_key, links_url))
             app.state.authenticator = Authenticator(
                 AccessKeys(control.redis, control.clock, box), request_clock
             )

@@ -23,6 +23,8 @@ from control_plane.queue_policy import allows
 from control_plane.queues import QueueInfo, check_queue_name
 from control_plane.receipts import Receipt
 from gateway.core import validation
+from gateway.core.dispatcher import Dispatcher
+from gateway.core.envelopes import Envelopes
 from gateway.core.errors import (
     CoreError,
     ErrorKind,
@@ -40,6 +42,7 @@ from gateway.core.messages import (
 from gateway.core.move_tasks import MoveTaskRunner
 from gateway.core.receiver import Receiver, log_ends
 from gateway.core.sender import Sender
+from gateway.core.topics import Topics
 from gateway.core.validation import FieldNames
 from storage_nodes.node import Node, Record, StreamDescriptor, TieringStatus
 
@@ -65,14 +68,24 @@ class Broker:
         self._sender = Sender(control, storage)
         self._receiver = Receiver(control, storage)
         self._move_tasks = MoveTaskRunner(self, control.move_tasks)
+        # SNS's operations: topics, subscriptions, publishing (gateway/core/topics.py).
+        self.topics = Topics(control, storage)
+        self._dispatcher: Dispatcher | None = None
 
     @property
     def clock(self) -> Clock:
         """The time of messages: visibility timeouts, delays, retention."""
         return self._control.clock
 
+    def start_dispatch(self, envelopes: Envelopes) -> None:
+        """Starts delivering topics' pushed subscriptions (gateway/core/dispatcher.py)."""
+        self._dispatcher = Dispatcher(self._control, self._storage, self._sender, envelopes)
+        self._dispatcher.start()
+
     async def close(self) -> None:
-        """Stops the background work this broker runs (message move tasks)."""
+        """Stops the background work this broker runs (move tasks, dispatch)."""
+        if self._dispatcher is not None:
+            await self._dispatcher.close()
         await self._move_tasks.close()
 
     @translated

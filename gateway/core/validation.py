@@ -54,7 +54,7 @@ def check_message(queue: QueueInfo, draft: MessageInput, names: FieldNames) -> N
     delay_ms = None if delay_s is None else delay_s * 1000
     message = NewMessage(
         body=body,
-        attributes=_attributes(draft.attributes),
+        attributes=message_attributes(draft.attributes),
         system_attributes=_system_attributes(draft.system_attributes),
         delay_ms=delay_ms,
         group_id=group_id,
@@ -155,7 +155,11 @@ _USER = "(user)"
 _SYSTEM = "system"
 
 
-def _attributes(given: Mapping[str, AttributeInput] | None) -> Mapping[str, MessageAttribute]:
+def message_attributes(
+    given: Mapping[str, AttributeInput] | None,
+) -> Mapping[str, MessageAttribute]:
+    """The checked message attributes of a send or a publish (SQS's rules, which SNS
+    shares: at most ten, names, types, values)."""
     if not given:
         return _NO_ATTRIBUTES
     if len(given) > MAX_ATTRIBUTES:

@@ -1,0 +1,203 @@
+"""Publishing to a topic: check as SNS does, append once to the topic's log, answer.
+
+A publish is acknowledged once it is durable in the topic's own log; nothing is done per
+subscription on this path. Delivery runs behind it (gateway/core/dispatcher.py), so a
+publish costs the same with one subscription or a hundred.
+
+The record keeps what delivery needs: the message as published (for MessageStructure
+`json`, the whole JSON document, marked so), the subject, the message attributes, and
+for FIFO topics the group and the deduplication id (the body's SHA-256 when the topic
+deduplicates by content), which is what SNS passes on to FIFO queues.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import orjson
+
+from control_plane.plane import ControlPlane
+from control_plane.topics import TopicInfo
+from gateway.core import validation
+from gateway.core.errors import CoreError
+from gateway.core.messages import AttributeInput, MessageAttribute
+from gateway.core.topic_attributes import invalid
+from storage_nodes.node import Node, RecordIn
+
+# SNS's limit: message and attributes together.
+MAX_PUBLISH_BYTES = 256 * 1024
+MAX_SUBJECT_CHARS = 100
+MAX_BATCH_ENTRIES = 10
+SUBJECT = "Subject"
+MESSAGE_STRUCTURE = "MessageStructure"
+
+
+@dataclass(frozen=True, slots=True)
+class PublishInput:
+    message: str
+    subject: str | None = None
+    message_structure: str | None = None
+    attributes: Mapping[str, AttributeInput] | None = None
+    group_id: str | None = None
+    dedup_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    message_id: str
+    sequence_number: str | None  # FIFO topics: the log offset, 20 digits
+
+
+class Publisher:
+    def __init__(self, control: ControlPlane, storage: Node) -> None:
+        self._control = control
+        self._storage = storage
+
+    async def publish(
+        self, topic: TopicInfo, messages: Sequence[PublishInput]
+    ) -> list[Published | CoreError]:
+        """Per message, in order, what was published or why that one was refused; the
+        valid ones are appended in one batch and are durable when this returns."""
+        results: list[Published | CoreError | None] = [None] * len(messages)
+        valid: list[tuple[int, RecordIn]] = []
+        now_ms = self._control.clock.now_ms()
+        for index, message in enumerate(messages):
+            try:
+                valid.append((index, _record(topic, message, now_ms)))
+            except CoreError as exc:
+                results[index] = exc
+        if valid:
+            records = [record for _, record in valid]
+            base = await self._storage.append(topic.stream_id, 0, records)
+            published = await self._published(topic, records, base)
+            for (index, _), one in zip(valid, published, strict=True):
+                results[index] = one
+            self._control.wakeups.notify(topic.stream_id)
+        return [r for r in results if r is not None]
+
+    async def _published(
+        self, topic: TopicInfo, records: Sequence[RecordIn], base: int
+    ) -> list[Published]:
+        if not topic.fifo:
+            return [Published(r.message_id, None) for r in records]
+        entries = []
+        for i, record in enumerate(records):
+            assert record.dedup_id is not None, "FIFO publishes are checked to have one"
+            key = dedup_key(topic, record.group_id, record.dedup_id)
+            entries.append((base + i, key, record.message_id))
+        known = await self._control.deliveries.deduplicate(topic.stream_id, entries)
+        return [Published(k.message_id, f"{k.offset:020d}") for k in known]
+
+
+def dedup_key(topic: TopicInfo, group_id: str | None, dedup_id: str | None) -> str:
+    """The key a FIFO topic deduplicates a record by (per group when the topic's
+    FifoThroughputScope is MessageGroup, as SNS)."""
+    if topic.attributes.get("FifoThroughputScope") == "MessageGroup":
+        return f"{group_id}\0{dedup_id}"
+    return str(dedup_id)
+
+
+def _record(topic: TopicInfo, message: PublishInput, now_ms: int) -> RecordIn:
+    body = _body(message)
+    attributes = _attributes(message.attributes)
+    size = len(body) + validation.attributes_size(attributes)
+    if size > MAX_PUBLISH_BYTES:
+        raise invalid("Message too long")
+    system: dict[str, MessageAttribute] = {}
+    if message.subject is not None:
+        _check_subject(message.subject)
+        system[SUBJECT] = MessageAttribute("String", message.subject)
+    if message.message_structure is not None:
+        system[MESSAGE_STRUCTURE] = MessageAttribute("String", "json")
+    group_id, dedup_id = _fifo_ids(topic, message, body)
+    return RecordIn(
+        message_id=str(uuid.uuid4()),
+        timestamp_ms=now_ms,
+        body=body,
+        group_id=group_id,
+        dedup_id=dedup_id,
+        attributes=attributes,
+        system_attributes=system,
+    )
+
+
+def _body(message: PublishInput) -> bytes:
+    if not message.message:
+        raise invalid("Empty message")
+    if message.message_structure is None:
+        return message.message.encode()
+    if message.message_structure != "json":
+        raise invalid("MessageStructure: the only structure is json")
+    try:
+        document = orjson.loads(message.message)
+    except orjson.JSONDecodeError:
+        raise invalid("Message Structure - JSON message body failed to parse") from None
+    if not isinstance(document, dict) or not isinstance(document.get("default"), str):
+        raise invalid("Message Structure - No default entry in JSON message body")
+    if not all(isinstance(v, str) for v in document.values()):
+        raise invalid("Message Structure - every entry of the JSON message body must be a string")
+    return message.message.encode()
+
+
+def _attributes(given: Mapping[str, AttributeInput] | None) -> Mapping[str, MessageAttribute]:
+    checked = validation.message_attributes(given)
+    for name, attribute in checked.items():
+        if attribute.data_type == "String.Array":
+            _check_array(name, attribute.string_value or "")
+    return checked
+
+
+def _check_array(name: str, text: str) -> None:
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        value = None
+    if not isinstance(value, list) or any(isinstance(v, dict | list) for v in value):
+        raise CoreError(
+            "InvalidParameterValue",
+            f"The message attribute '{name}' with type 'String.Array' has an invalid value: "
+            "it must be a JSON array of strings, numbers, true, false or null.",
+        )
+
+
+def _check_subject(subject: str) -> None:
+    if (
+        not subject
+        or len(subject) > MAX_SUBJECT_CHARS
+        or not subject.isascii()
+        or not subject.isprintable()
+    ):
+        raise invalid("Subject")
+
+
+def _fifo_ids(
+    topic: TopicInfo, message: PublishInput, body: bytes
+) -> tuple[str | None, str | None]:
+    if not topic.fifo:
+        if message.dedup_id is not None:
+            raise invalid(
+                "MessageDeduplicationId Reason: The request includes MessageDeduplicationId "
+                "parameter that is not valid for this topic type"
+            )
+        if message.group_id is not None:
+            raise invalid(
+                "MessageGroupId Reason: The request includes MessageGroupId parameter that "
+                "is not valid for this topic type"
+            )
+        return None, None
+    if message.group_id is None:
+        raise invalid("The MessageGroupId parameter is required for FIFO topics")
+    validation.check_fifo_id("MessageGroupId", message.group_id)
+    dedup_id = message.dedup_id
+    if dedup_id is None:
+        if topic.attributes.get("ContentBasedDeduplication") != "true":
+            raise invalid(
+                "The topic should either have ContentBasedDeduplication enabled or "
+                "MessageDeduplicationId provided explicitly"
+            )
+        dedup_id = hashlib.sha256(body).hexdigest()
+    validation.check_fifo_id("MessageDeduplicationId", dedup_id)
+    return message.group_id, dedup_id
