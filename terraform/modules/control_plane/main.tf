@@ -122,6 +122,9 @@ resource "aws_elasticache_replication_group" "this" {
   kms_key_id                 = var.kms_key_arn
   transit_encryption_enabled = true
   auth_token                 = random_password.auth_token.result
+  # A new token is accepted beside the old one until clients have restarted with it
+  # (docs/deploy.md, Secrets).
+  auth_token_update_strategy = "ROTATE"
 
   auto_minor_version_upgrade = true
   maintenance_window         = var.maintenance_window

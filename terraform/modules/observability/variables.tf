@@ -53,7 +53,7 @@ variable "metrics_namespace" {
 }
 
 variable "metric_names" {
-  description = "Names of the Prometheus metrics that the alarms watch, as TideMQ exports them on /metrics (docs/operations.md)."
+  description = "Names of the Prometheus metrics that the alarms watch, as TideMQ exports them on /metrics."
   type = object({
     queue_oldest_message_age_seconds = optional(string, "tidemq_queue_oldest_message_age_seconds")
     queue_visible_messages           = optional(string, "tidemq_queue_visible_messages")
