@@ -130,6 +130,7 @@ locals {
     image                  = var.collector_image
     essential              = false
     readonlyRootFilesystem = true
+    mountPoints            = [{ sourceVolume = "tmp", containerPath = "/tmp", readOnly = false }]
     environment            = [{ name = "AOT_CONFIG_CONTENT", value = local.collector_config }]
     logConfiguration = {
       logDriver = "awslogs"

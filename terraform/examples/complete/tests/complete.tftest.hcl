@@ -53,12 +53,12 @@ run "the_whole_deployment_plans" {
   }
 }
 
-run "rejects_a_long_name" {
+run "rejects_a_region_that_is_not_one" {
   command = plan
 
   variables {
-    name = "a-name-too-long-for-the-load-balancer"
+    region = "eu-west"
   }
 
-  expect_failures = [var.name]
+  expect_failures = [var.region]
 }
