@@ -1,17 +1,22 @@
 # TideMQ: `make up` runs everything on this machine; `make test` runs every check;
 # `make bench` measures it (docs/performance.md).
 # Each creates ./.venv on first use and re-installs when pyproject.toml changes.
+# `make test` also creates ./.venv-checkov: checkov, which tests/terraform/ runs over
+# terraform/, depends on a fork of python-hcl2 that installs the same `hcl2` module as
+# the python-hcl2 the tests use, so it cannot live in ./.venv.
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+VENV_CHECKOV := .venv-checkov
+CHECKOV      := checkov>=3.2,<4
 
 .PHONY: up test bench lint typecheck unit clean
 
 up: $(VENV)/.installed-runtime
 	$(BIN)/tidemq up
 
-test: $(VENV)/.installed-test lint typecheck unit
+test: $(VENV)/.installed-test $(VENV_CHECKOV)/.installed lint typecheck unit
 
 bench: $(VENV)/.installed-test
 	$(BIN)/tidemq bench
@@ -23,7 +28,7 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
-unit: $(VENV)/.installed-test
+unit: $(VENV)/.installed-test $(VENV_CHECKOV)/.installed
 	$(BIN)/pytest
 
 $(BIN)/python:
@@ -41,5 +46,12 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test,dev,load,spark]'
 	touch $@ $(VENV)/.installed-runtime
 
+$(VENV_CHECKOV)/.installed: Makefile | $(BIN)/python
+	@$(PYTHON) -m venv $(VENV_CHECKOV) || \
+	  { rm -rf $(VENV_CHECKOV); echo "could not create a virtualenv: on Debian/Ubuntu, apt install python3-venv"; exit 1; }
+	$(VENV_CHECKOV)/bin/python -m pip install --quiet --upgrade pip
+	$(VENV_CHECKOV)/bin/pip install --quiet '$(CHECKOV)'
+	touch $@
+
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(VENV_CHECKOV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -1,0 +1,34 @@
+output "endpoint" {
+  description = "URL of the gateways: give it to SQS clients as endpoint_url."
+  value       = module.gateway.endpoint
+}
+
+output "load_balancer_dns_name" {
+  description = "DNS name of the load balancer; point the certificate's DNS name at it (alias record)."
+  value       = module.gateway.load_balancer_dns_name
+}
+
+output "admin_credentials_secret_arn" {
+  description = "ARN of the secret holding the admin access key id and secret (JSON keys access_key_id, secret_access_key)."
+  value       = aws_secretsmanager_secret.gateway_credentials.arn
+}
+
+output "archive_url" {
+  description = "Where the archive is, for Spark jobs (docs/spark.md)."
+  value       = module.object_store.archive_url
+}
+
+output "alarm_topic_arn" {
+  description = "SNS topic of the alarms; subscribe the on-call to it."
+  value       = module.observability.alarm_topic_arn
+}
+
+output "storage_nodes_autoscaling_group_name" {
+  description = "Auto Scaling group of the storage nodes."
+  value       = module.storage_nodes.autoscaling_group_name
+}
+
+output "kms_key_arn" {
+  description = "ARN of the deployment's KMS key."
+  value       = aws_kms_key.this.arn
+}
