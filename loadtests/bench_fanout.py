@@ -360,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--secret-access-key", default=os.environ.get("AWS_SECRET_ACCESS_KEY"))
     parser.add_argument("--dir", type=Path, default=Path.cwd(), help="for the data directory")
     parser.add_argument("--subscriptions", default="1,10,100", help="counts, in order")
-    parser.add_argument("--seconds", type=float, default=10.0, help="per phase (10)")
+    parser.add_argument("--seconds", type=float, default=5.0, help="per phase (5)")
     parser.add_argument("--workers", type=int, default=16, help="publishers in flight (16)")
     parser.add_argument("--rate", type=float, default=100.0, help="latency publishes/s (100)")
     parser.add_argument("--json", type=Path, help="write the results here")

@@ -23,6 +23,7 @@ from control_plane.queue_policy import allows
 from control_plane.queues import QueueInfo, check_queue_name
 from control_plane.receipts import Receipt
 from gateway.core import validation
+from gateway.core.dispatch_governor import DispatchGovernor
 from gateway.core.dispatcher import Dispatcher
 from gateway.core.envelopes import Envelopes
 from gateway.core.errors import (
@@ -69,7 +70,8 @@ class Broker:
         self._receiver = Receiver(control, storage)
         self._move_tasks = MoveTaskRunner(self, control.move_tasks)
         # SNS's operations: topics, subscriptions, publishing (gateway/core/topics.py).
-        self.topics = Topics(control, storage)
+        self._governor = DispatchGovernor()
+        self.topics = Topics(control, storage, self._governor)
         self._dispatcher: Dispatcher | None = None
 
     @property
@@ -79,7 +81,9 @@ class Broker:
 
     def start_dispatch(self, envelopes: Envelopes) -> None:
         """Starts delivering topics' pushed subscriptions (gateway/core/dispatcher.py)."""
-        self._dispatcher = Dispatcher(self._control, self._storage, self._sender, envelopes)
+        self._dispatcher = Dispatcher(
+            self._control, self._storage, self._sender, envelopes, self._governor
+        )
         self._dispatcher.start()
 
     async def close(self) -> None:

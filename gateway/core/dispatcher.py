@@ -11,7 +11,9 @@ append, and only then moves the cursor. A crash in between delivers that batch a
 failure (Redis, the node) retries the same batch after a pause, so nothing is skipped.
 
 Dispatch never blocks a publish: publishers append to the topic's log and return; each
-subscription's task follows the log at its own pace, woken by the appends.
+subscription's task follows the log at its own pace, woken by the appends, and while
+clients publish the rounds are paced so that publishing keeps most of the gateway's time
+(gateway/core/dispatch_governor.py).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from control_plane.queues import QueueInfo
 from control_plane.subscriptions import SubscriptionInfo
 from control_plane.topics import TopicInfo
 from gateway.core import fanout
+from gateway.core.dispatch_governor import DispatchGovernor
 from gateway.core.envelopes import Envelopes
 from gateway.core.messages import NewMessage
 from gateway.core.publisher import dedup_key
@@ -58,11 +61,13 @@ class Dispatcher:
         storage: Node,
         sender: Sender,
         envelopes: Envelopes,
+        governor: DispatchGovernor,
     ) -> None:
         self._control = control
         self._storage = storage
         self._sender = sender
         self._envelopes = envelopes
+        self._governor = governor
         self._cursors = DispatchCursors(control.redis)
         self._owner = secrets.token_hex(8)
         self._filters = fanout.Filters()
@@ -151,7 +156,9 @@ class Dispatcher:
                     if not await self._cursors.hold(subscription.id, self._owner, LEASE_TTL_MS):
                         await asyncio.sleep(LEASE_TTL_MS / 3000)
                         continue
-                    if not await self._queue_round(subscription):
+                    async with self._governor.round():
+                        delivered = await self._queue_round(subscription)
+                    if not delivered:
                         await wake.wait(IDLE_WAIT_S)
                 except NotFound:
                     return  # unsubscribed, or its topic deleted

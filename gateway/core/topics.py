@@ -22,6 +22,7 @@ from control_plane.plane import ControlPlane
 from control_plane.subscriptions import SubscriptionInfo
 from control_plane.topics import TopicInfo
 from gateway.core import subscription_attributes, topic_attributes, topic_policy
+from gateway.core.dispatch_governor import DispatchGovernor
 from gateway.core.errors import CoreError, ErrorKind, translated
 from gateway.core.publisher import Published, Publisher, PublishInput
 from gateway.core.topic_attributes import invalid
@@ -62,10 +63,11 @@ def authorization_error(caller_account_id: str, action: str, arn: str) -> CoreEr
 
 
 class Topics:
-    def __init__(self, control: ControlPlane, storage: Node) -> None:
+    def __init__(self, control: ControlPlane, storage: Node, governor: DispatchGovernor) -> None:
         self._control = control
         self._storage = storage
         self._publisher = Publisher(control, storage)
+        self._governor = governor
 
     # -- topics ---------------------------------------------------------------------------
 
@@ -187,7 +189,8 @@ class Topics:
         self, topic: TopicInfo, messages: Sequence[PublishInput]
     ) -> list[Published | CoreError]:
         """Per message, what was published or why it was refused (gateway/core/publisher.py)."""
-        return await self._publisher.publish(topic, messages)
+        with self._governor.publishing():
+            return await self._publisher.publish(topic, messages)
 
     @translated
     async def add_permission(
