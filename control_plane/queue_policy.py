@@ -2,11 +2,10 @@
 
 A queue's `Policy` attribute is an IAM-style policy document, as in SQS. AddPermission
 and RemovePermission edit its statements by label (`Sid`); SetQueueAttributes may set a
-whole document. TideMQ evaluates the statements it understands: `Effect` Allow or Deny,
-`Principal` `{"AWS": ...}` naming accounts (`123456789012` or `arn:aws:iam::<id>:root`)
-or `"*"`, and `Action` `SQS:<Action>`, `SQS:*` or `*`. A statement with a `Condition` (or
-anything else it cannot judge) grants nothing; a Deny that matches wins. The queue's own
-account needs no policy.
+whole document. Statements are judged by control_plane/policy_statements.py (Allow and
+Deny, accounts or `*`, `SQS:<Action>`, `SQS:*` or `*`; a `Condition` grants nothing);
+only the actions in GRANTABLE_ACTIONS can be granted at all. The queue's own account
+needs no policy.
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from control_plane import policy_statements
 from control_plane.errors import InvalidAttributeValue, InvalidParameterValue, PolicyOverLimit
 
 # What another account may be granted, as AddPermission takes it. SendMessage,
@@ -58,7 +58,6 @@ MAX_STATEMENTS = 20
 # The policy AddPermission starts: SQS writes this version, not IAM's 2012-10-17.
 ADD_PERMISSION_POLICY_VERSION = "2008-10-17"
 _LABEL = re.compile(r"^[A-Za-z0-9_-]{1,80}\Z")
-_ACCOUNT = re.compile(r"^(?:arn:aws:iam::)?([0-9]{12})(?::root)?\Z")
 _BATCH_ACTIONS = {
     "SendMessageBatch": "SendMessage",
     "DeleteMessageBatch": "DeleteMessage",
@@ -172,32 +171,11 @@ def allows(policy: str | None, account_id: str, action: str) -> bool:
     if not policy:
         return False
     action = _BATCH_ACTIONS.get(action, action)
-    allowed = False
-    for statement in orjson.loads(policy).get("Statement", []):
-        if not _matches(statement, account_id, action):
-            continue
-        if statement.get("Effect") == "Deny":
-            return False
-        allowed = allowed or statement.get("Effect") == "Allow"
-    return allowed
-
-
-def _matches(statement: dict[str, Any], account_id: str, action: str) -> bool:
-    if "Condition" in statement or action not in GRANTABLE_ACTIONS:
+    if action not in GRANTABLE_ACTIONS:
         return False
-    principal = statement.get("Principal")
-    principals = principal.get("AWS") if isinstance(principal, dict) else principal
-    names = principals if isinstance(principals, list) else [principals]
-    who = any(
-        n == "*" or (isinstance(n, str) and (m := _ACCOUNT.match(n)) and m.group(1) == account_id)
-        for n in names
+    return policy_statements.allows(
+        orjson.loads(policy).get("Statement", []), account_id, "sqs", action
     )
-    granted = statement.get("Action")
-    verbs = granted if isinstance(granted, list) else [granted]
-    what = any(
-        isinstance(v, str) and v.lower() in ("*", "sqs:*", f"sqs:{action.lower()}") for v in verbs
-    )
-    return bool(who and what)
 
 
 def _document(policy: str | None, queue_arn: str) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import json
 import os
 import re
 import signal
@@ -222,6 +223,10 @@ def sqs_client(endpoint_url: str, **config: Any) -> Any:
     )
 
 
+# The AWS CLI (v1) the test extra installs beside this interpreter.
+AWS_CLI = str(Path(sys.executable).with_name("aws"))
+
+
 def sns_client(endpoint_url: str, **config: Any) -> Any:
     return boto3.client(
         "sns",
@@ -351,6 +356,41 @@ class TidemqProcess:
             access_key_id=self.banner["access key id"],
             secret_access_key=self.banner["secret access key"],
         )
+
+    def sns_client(self) -> Any:
+        return sns_client(
+            self.endpoint,
+            access_key_id=self.banner["access key id"],
+            secret_access_key=self.banner["secret access key"],
+        )
+
+    def aws_cli(self, home: Path) -> Callable[..., Any]:
+        """`aws(service, *args)`: runs the AWS CLI against this server, configured as the
+        banner tells users to (credentials in the environment; nothing read from `home`),
+        and returns its JSON output."""
+        env = {
+            **os.environ,
+            "AWS_ACCESS_KEY_ID": self.banner["access key id"],
+            "AWS_SECRET_ACCESS_KEY": self.banner["secret access key"],
+            "AWS_DEFAULT_REGION": REGION,
+            "AWS_CONFIG_FILE": str(home / "none"),
+            "AWS_SHARED_CREDENTIALS_FILE": str(home / "none"),
+        }
+        command = [AWS_CLI, "--endpoint-url", self.endpoint, "--output", "json"]
+
+        def aws(service: str, *args: str) -> Any:
+            result = subprocess.run(
+                [*command, service, *args],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+            assert result.returncode == 0, result.stderr
+            return json.loads(result.stdout) if result.stdout.strip() else {}
+
+        return aws
 
     def redis_pid(self) -> int:
         match = re.search(r"pid (\d+)", self.banner["redis"])

@@ -3,9 +3,8 @@
 A topic's `Policy` attribute is an IAM-style document, as in SNS. Without one the topic
 has SNS's default policy (owner only: gateway/core/topic_attributes.py). AddPermission
 adds a statement by label (`Sid`) granting SNS actions to accounts; RemovePermission
-takes it away. Another account may call an action on a topic when an Allow statement
-without a `Condition` names it (its id, `arn:aws:iam::<id>:root` or `*`) and the action
-(`SNS:<Action>`, `SNS:*` or `*`), and no such Deny does.
+takes it away. Another account may call an action on a topic when the policy's
+statements allow it (control_plane/policy_statements.py).
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from control_plane import policy_statements
 from control_plane.topics import TopicInfo
 from gateway.core.topic_attributes import default_policy, invalid
 
@@ -33,7 +33,6 @@ GRANTABLE_ACTIONS = frozenset(
     }
 )
 _LABEL = re.compile(r"[A-Za-z0-9_-]{1,80}\Z")
-_ACCOUNT = re.compile(r"(?:arn:aws:iam::)?([0-9]{12})(?::root)?\Z")
 
 
 def add_permission(
@@ -72,30 +71,7 @@ def remove_permission(topic: TopicInfo, label: str) -> str:
 
 def allows(topic: TopicInfo, account_id: str, action: str) -> bool:
     """Whether the topic's policy lets `account_id` (not the owner) call `action`."""
-    allowed = False
-    for statement in _document(topic)["Statement"]:
-        if not isinstance(statement, dict) or not _matches(statement, account_id, action):
-            continue
-        if statement.get("Effect") == "Deny":
-            return False
-        allowed = allowed or statement.get("Effect") == "Allow"
-    return allowed
-
-
-def _matches(statement: dict[str, Any], account_id: str, action: str) -> bool:
-    if "Condition" in statement:
-        return False
-    principal = statement.get("Principal")
-    principals = principal.get("AWS") if isinstance(principal, dict) else principal
-    names = principals if isinstance(principals, list) else [principals]
-    who = any(
-        n == "*" or (isinstance(n, str) and (m := _ACCOUNT.match(n)) and m.group(1) == account_id)
-        for n in names
-    )
-    granted = statement.get("Action")
-    granted_actions = granted if isinstance(granted, list) else [granted]
-    what = any(a in ("*", "SNS:*", f"SNS:{action}", f"sns:{action}") for a in granted_actions)
-    return who and what
+    return policy_statements.allows(_document(topic)["Statement"], account_id, "sns", action)
 
 
 def _document(topic: TopicInfo) -> dict[str, Any]:

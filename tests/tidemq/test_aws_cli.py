@@ -2,40 +2,18 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from tests.conftest import TidemqUp
 
-AWS = str(Path(sys.executable).with_name("aws"))
-
 
 def test_the_aws_cli_sends_receives_and_deletes(tidemq_up: TidemqUp, tmp_path: Path) -> None:
     up = tidemq_up()
-    env = {
-        **os.environ,
-        "AWS_ACCESS_KEY_ID": up.banner["access key id"],
-        "AWS_SECRET_ACCESS_KEY": up.banner["secret access key"],
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "AWS_CONFIG_FILE": str(tmp_path / "none"),
-        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "none"),
-    }
+    cli = up.aws_cli(tmp_path)
 
     def aws(*args: str) -> Any:
-        result = subprocess.run(
-            [AWS, "--endpoint-url", up.endpoint, "--output", "json", "sqs", *args],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        assert result.returncode == 0, result.stderr
-        return json.loads(result.stdout) if result.stdout.strip() else {}
+        return cli("sqs", *args)
 
     url = aws("create-queue", "--queue-name", "from-cli")["QueueUrl"]
     assert aws("list-queues")["QueueUrls"] == [url]

@@ -12,10 +12,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-import boto3
 import pytest
 
-from tests.conftest import REGION, TidemqProcess, TidemqUp, free_port
+from tests.conftest import TidemqUp, free_port
 
 SUBSCRIPTIONS = {
     # queue name -> filter policy (None: everything)
@@ -27,16 +26,6 @@ SUBSCRIPTIONS = {
 }
 PUBLISHERS = 4
 PUBLISH_BEFORE_KILL = 400
-
-
-def _sns(up: TidemqProcess) -> Any:
-    return boto3.client(
-        "sns",
-        endpoint_url=up.endpoint,
-        region_name=REGION,
-        aws_access_key_id=up.banner["access key id"],
-        aws_secret_access_key=up.banner["secret access key"],
-    )
 
 
 def _matches(policy: dict[str, Any] | None, n: int) -> bool:
@@ -53,7 +42,7 @@ def test_every_acknowledged_publish_reaches_every_matching_subscription(
 ) -> None:
     data_dir, port = tmp_path / "data", free_port()
     up = tidemq_up(data_dir, port)
-    sns, sqs = _sns(up), up.sqs_client()
+    sns, sqs = up.sns_client(), up.sqs_client()
     topic = sns.create_topic(Name="crashy")["TopicArn"]
     urls = {}
     for name, policy in SUBSCRIPTIONS.items():
@@ -71,7 +60,7 @@ def test_every_acknowledged_publish_reaches_every_matching_subscription(
     stop = threading.Event()
 
     def publish(worker: int) -> None:
-        client = _sns(up)
+        client = up.sns_client()
         n = worker
         while not stop.is_set():
             try:

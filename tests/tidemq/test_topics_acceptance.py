@@ -7,45 +7,14 @@ repeated publish."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-import boto3
+from tests.conftest import TidemqUp
 
-from tests.conftest import REGION, TidemqProcess, TidemqUp
-
-AWS = str(Path(sys.executable).with_name("aws"))
 MESSAGES = 1000
 COLOURS = ("red", "green", "blue", "yellow")
-
-
-def _cli(up: TidemqProcess, tmp_path: Path) -> Any:
-    env = {
-        **os.environ,
-        "AWS_ACCESS_KEY_ID": up.banner["access key id"],
-        "AWS_SECRET_ACCESS_KEY": up.banner["secret access key"],
-        "AWS_DEFAULT_REGION": REGION,
-        "AWS_CONFIG_FILE": str(tmp_path / "none"),
-        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "none"),
-    }
-
-    def aws(service: str, *args: str) -> Any:
-        result = subprocess.run(
-            [AWS, "--endpoint-url", up.endpoint, "--output", "json", service, *args],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        assert result.returncode == 0, result.stderr
-        return json.loads(result.stdout) if result.stdout.strip() else {}
-
-    return aws
 
 
 def _drain(sqs: Any, url: str, expected: int) -> list[dict[str, Any]]:
@@ -71,7 +40,7 @@ def test_a_topic_fans_out_by_filter_policy_to_queues_set_up_with_the_aws_cli(
     tidemq_up: TidemqUp, tmp_path: Path
 ) -> None:
     up = tidemq_up()
-    aws = _cli(up, tmp_path)
+    aws = up.aws_cli(tmp_path)
     topic = aws("sns", "create-topic", "--name", "orders")["TopicArn"]
     filters = {
         "red-or-green": ({"colour": ["red", "green"]}, "true"),
@@ -108,13 +77,7 @@ def test_a_topic_fans_out_by_filter_policy_to_queues_set_up_with_the_aws_cli(
     listed = aws("sns", "list-subscriptions-by-topic", "--topic-arn", topic)["Subscriptions"]
     assert len(listed) == 3
 
-    sns = boto3.client(
-        "sns",
-        endpoint_url=up.endpoint,
-        region_name=REGION,
-        aws_access_key_id=up.banner["access key id"],
-        aws_secret_access_key=up.banner["secret access key"],
-    )
+    sns = up.sns_client()
     for start in range(0, MESSAGES, 10):
         result = sns.publish_batch(
             TopicArn=topic,
@@ -157,7 +120,7 @@ def test_a_fifo_topic_keeps_group_order_into_a_fifo_queue_and_drops_repeats(
     tidemq_up: TidemqUp, tmp_path: Path
 ) -> None:
     up = tidemq_up()
-    aws = _cli(up, tmp_path)
+    aws = up.aws_cli(tmp_path)
     topic = aws(
         "sns",
         "create-topic",
@@ -191,13 +154,7 @@ def test_a_fifo_topic_keeps_group_order_into_a_fifo_queue_and_drops_repeats(
         "sns", "publish", "--topic-arn", topic, "--message", "g1-0", "--message-group-id", "g1"
     )
     assert again["MessageId"] == first["MessageId"]
-    sns = boto3.client(
-        "sns",
-        endpoint_url=up.endpoint,
-        region_name=REGION,
-        aws_access_key_id=up.banner["access key id"],
-        aws_secret_access_key=up.banner["secret access key"],
-    )
+    sns = up.sns_client()
     for i in range(1, 50):
         for group in ("g1", "g2", "g3"):
             sns.publish(TopicArn=topic, Message=f"{group}-{i}", MessageGroupId=group)
