@@ -23,10 +23,11 @@ import contextlib
 import logging
 import secrets
 
-from control_plane.arns import parse_queue_arn
+from control_plane.arns import parse_queue_arn, queue_arn
 from control_plane.dispatch_cursors import DispatchCursors
 from control_plane.errors import ControlPlaneError, NotFound, QueueDoesNotExist
 from control_plane.plane import ControlPlane
+from control_plane.queue_policy import allows
 from control_plane.queues import QueueInfo
 from control_plane.subscriptions import SubscriptionInfo
 from control_plane.topics import TopicInfo
@@ -195,10 +196,13 @@ class Dispatcher:
     async def _send_to_queue(
         self, subscription: SubscriptionInfo, topic: TopicInfo, records: list[Record]
     ) -> None:
-        target = await self._queue(subscription.endpoint)
+        target = await self._queue(subscription.endpoint, topic)
         if target is None:
             log.warning(
-                "subscription %s: queue %s does not exist", subscription.arn, subscription.endpoint
+                "subscription %s: queue %s does not exist, or its policy does not let the "
+                "topic's account send to it",
+                subscription.arn,
+                subscription.endpoint,
             )
             await self.dead_letter(subscription, topic, records)
             return
@@ -209,7 +213,7 @@ class Dispatcher:
     ) -> None:
         """Sends messages the subscription could not deliver to its dead-letter queue
         (RedrivePolicy), as it would have delivered them; without one they are dropped."""
-        target = await self._dead_letter_queue(subscription)
+        target = await self._dead_letter_queue(subscription, topic)
         if target is None:
             log.warning(
                 "subscription %s: %d messages dropped (no dead-letter queue)",
@@ -232,20 +236,25 @@ class Dispatcher:
         ]
         await self._sender.send(target, messages)
 
-    async def _queue(self, arn: str) -> QueueInfo | None:
-        parsed = parse_queue_arn(arn)
+    async def _queue(self, arn: str | None, topic: TopicInfo) -> QueueInfo | None:
+        """The queue an ARN names, if the topic's account may send to it: its own queues,
+        and another account's whose policy grants it SendMessage (as SQS requires of
+        SNS); None otherwise."""
+        parsed = parse_queue_arn(arn) if arn else None
         if parsed is None:
             return None
         try:
-            return await self._control.queues.get(*parsed)
+            queue = await self._control.queues.get(*parsed)
         except QueueDoesNotExist:
             return None
+        if queue.account_id != topic.account_id and not allows(
+            queue.settings.policy, topic.account_id, "SendMessage"
+        ):
+            return None
+        return queue
 
-    async def _dead_letter_queue(self, subscription: SubscriptionInfo) -> QueueInfo | None:
+    async def _dead_letter_queue(
+        self, subscription: SubscriptionInfo, topic: TopicInfo
+    ) -> QueueInfo | None:
         target = redrive_target(subscription)
-        if target is None:
-            return None
-        try:
-            return await self._control.queues.get(*target)
-        except QueueDoesNotExist:
-            return None
+        return await self._queue(queue_arn(*target) if target else None, topic)

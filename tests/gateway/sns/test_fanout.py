@@ -196,3 +196,25 @@ def test_publish_batch_delivers_every_valid_entry(sns: Any, sqs: Any) -> None:
     assert failed["Code"] == "InvalidParameter"
     assert failed["SenderFault"] is True
     assert sorted(m["Body"] for m in _drain(sqs, url, 2)) == ["first", "third"]
+
+
+def test_another_accounts_queue_gets_messages_only_if_its_policy_allows_the_topics_account(
+    sns: Any, sqs: Any, account_sqs: Any
+) -> None:
+    other = account_sqs("111122223333")
+    url, arn = _queue(other, "theirs")
+    topic = sns.create_topic(Name="outbound")["TopicArn"]
+    sns.subscribe(
+        TopicArn=topic, Protocol="sqs", Endpoint=arn, Attributes={"RawMessageDelivery": "true"}
+    )
+    sns.publish(TopicArn=topic, Message="unasked")
+    time.sleep(1.5)
+    _assert_empty(other, url)
+
+    owner = topic.split(":")[4]
+    other.add_permission(
+        QueueUrl=url, Label="from-topic", AWSAccountIds=[owner], Actions=["SendMessage"]
+    )
+    sns.publish(TopicArn=topic, Message="allowed")
+    assert [m["Body"] for m in _drain(other, url, 1)] == ["allowed"]
+    _assert_empty(other, url)
