@@ -13,8 +13,11 @@ is small, and every gateway reads it):
     tq:{auth}:account:<account>  sorted set of the account's key ids
     tq:{auth}:admin              string: the id of the embedded launcher's admin key
 
-Nothing is cached: each verification reads the key, so a revoked key is refused by every
-gateway from the next request on.
+A gateway keeps the keys it looked up in its metadata cache (control_plane/
+metadata_cache.py): a signed request costs no Redis round trip for its key. Revoking or
+replacing a key publishes the invalidation from its script and waits until every
+gateway applied it, so a revoked key is still refused by every gateway from the next
+request on. Unknown key ids are not cached.
 """
 
 from __future__ import annotations
@@ -28,8 +31,10 @@ from dataclasses import dataclass, field
 from redis.asyncio import Redis
 
 from control_plane.access_key_scripts import CREATE_KEY, PUT_KEY, REVOKE_KEY
+from control_plane.acked_pubsub import new_nonce
 from control_plane.clock import Clock
 from control_plane.errors import InvalidAccessKey, SecretUnreadable, redis_boundary
+from control_plane.metadata_cache import MetadataCache, receivers_if_changed, wait_applied
 from control_plane.redis_values import as_bytes, as_text
 from control_plane.secret_box import SecretBox, fingerprint
 
@@ -91,10 +96,14 @@ def generate_secret() -> str:
 class AccessKeys:
     """The access keys of every account."""
 
-    def __init__(self, redis: Redis, clock: Clock, box: SecretBox) -> None:
+    def __init__(
+        self, redis: Redis, clock: Clock, box: SecretBox, cache: MetadataCache | None = None
+    ) -> None:
+        """`cache`: the gateway's metadata cache; without one every lookup reads Redis."""
         self._redis = redis
         self._clock = clock
         self._box = box
+        self._cache = cache or MetadataCache()
         self._create = redis.register_script(CREATE_KEY)
         self._put = redis.register_script(PUT_KEY)
         self._revoke = redis.register_script(REVOKE_KEY)
@@ -137,17 +146,22 @@ class AccessKeys:
         issued = self._issue(account_id, access_key_id, secret_access_key)
         for _ in range(_RACE_RETRIES):
             read_account = await self._account_of(access_key_id)
+            nonce = new_nonce()
             with redis_boundary():
-                written = await self._put(
-                    keys=[
-                        key_hash(access_key_id),
-                        ALL_KEYS,
-                        account_keys(account_id),
-                        account_keys(read_account) if read_account else ALL_KEYS,
-                    ],
-                    args=[*self._fields(issued), read_account or ""],
+                receivers = receivers_if_changed(
+                    await self._put(
+                        keys=[
+                            key_hash(access_key_id),
+                            ALL_KEYS,
+                            account_keys(account_id),
+                            account_keys(read_account) if read_account else ALL_KEYS,
+                        ],
+                        args=[*self._fields(issued), read_account or "", nonce],
+                    )
                 )
-            if written:
+                if receivers is not None:
+                    await self._invalidated(access_key_id, nonce, receivers)
+            if receivers is not None:
                 log.info("access key %s set for account %s", access_key_id, account_id)
                 return issued.key
         raise InvalidAccessKey(f"access key {access_key_id} is being changed concurrently")
@@ -178,12 +192,19 @@ class AccessKeys:
         """
         if not _KEY_ID.match(access_key_id):
             return None
+        name = key_hash(access_key_id)
+        cached = self._cache.get(name)
+        if isinstance(cached, IssuedKey):
+            return cached
+        generation = self._cache.generation
         with redis_boundary():
-            fields = await self._redis.hgetall(key_hash(access_key_id))
+            fields = await self._redis.hgetall(name)
         if not fields:
             return None
         secret = self._box.open(as_bytes(fields[b"secret"]), access_key_id.encode())
-        return IssuedKey(_access_key(access_key_id, fields), secret.decode())
+        found = IssuedKey(_access_key(access_key_id, fields), secret.decode())
+        self._cache.put(name, found, generation)
+        return found
 
     async def list_keys(self, account_id: str | None = None) -> list[AccessKey]:
         """The keys of one account, or of all accounts, ordered by id."""
@@ -206,17 +227,26 @@ class AccessKeys:
             if not fields:
                 return None
             key = _access_key(access_key_id, fields)
+            nonce = new_nonce()
             with redis_boundary():
                 revoked = await self._revoke(
                     keys=[key_hash(access_key_id), ALL_KEYS, account_keys(key.account_id)],
-                    args=[access_key_id, key.account_id],
+                    args=[access_key_id, key.account_id, nonce],
                 )
-            if revoked == 1:
+                receivers = receivers_if_changed(revoked)
+                if receivers is not None:
+                    await self._invalidated(access_key_id, nonce, receivers)
+            if receivers is not None:
                 log.info("access key %s of account %s revoked", access_key_id, key.account_id)
                 return key
             if revoked == 0:
                 return None
         raise InvalidAccessKey(f"access key {access_key_id} is being changed concurrently")
+
+    async def _invalidated(self, access_key_id: str, nonce: str, receivers: int) -> None:
+        """Returns once every gateway dropped its cached copy of the key (this one at once)."""
+        self._cache.invalidate(key_hash(access_key_id))
+        await wait_applied(self._redis, nonce, receivers)
 
     def _issue(
         self, account_id: str, access_key_id: str | None, secret_access_key: str | None

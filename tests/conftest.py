@@ -196,6 +196,16 @@ class RunningGateway:
             )
         )
 
+    def put_key(self, account_id: str, access_key_id: str, secret_access_key: str) -> IssuedKey:
+        """Makes the key exist with this secret, replacing the one it had."""
+        key = asyncio.run(
+            _with_access_keys(
+                self.redis_url,
+                lambda keys: keys.put(account_id, access_key_id, secret_access_key),
+            )
+        )
+        return IssuedKey(key, secret_access_key)
+
     def revoke_key(self, access_key_id: str) -> None:
         asyncio.run(_with_access_keys(self.redis_url, lambda keys: keys.revoke(access_key_id)))
 

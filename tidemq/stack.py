@@ -172,7 +172,8 @@ def build_app(
             links_url = (public_url or advertised_url).rstrip("/")
             broker.start_dispatch(Envelopes(signing_key, links_url))
             app.state.authenticator = Authenticator(
-                AccessKeys(control.redis, control.clock, box), request_clock
+                AccessKeys(control.redis, control.clock, box, control.metadata_cache),
+                request_clock,
             )
             app.state.token_verifier = TokenVerifier(
                 BearerTokens(control.redis, control.clock, control.metadata_cache),

@@ -13,7 +13,6 @@ deduplicates by content), which is what SNS passes on to FIFO queues.
 from __future__ import annotations
 
 import hashlib
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -25,6 +24,7 @@ from gateway.core import validation
 from gateway.core.errors import CoreError
 from gateway.core.messages import AttributeInput, MessageAttribute
 from gateway.core.topic_attributes import invalid
+from gateway.message_ids import new_message_ids
 from storage_nodes.node import Node, RecordIn
 
 # SNS's limit: message and attributes together.
@@ -64,9 +64,10 @@ class Publisher:
         results: list[Published | CoreError | None] = [None] * len(messages)
         valid: list[tuple[int, RecordIn]] = []
         now_ms = self._control.clock.now_ms()
+        message_ids = new_message_ids(len(messages))
         for index, message in enumerate(messages):
             try:
-                valid.append((index, _record(topic, message, now_ms)))
+                valid.append((index, _record(topic, message, now_ms, message_ids[index])))
             except CoreError as exc:
                 results[index] = exc
         if valid:
@@ -100,7 +101,7 @@ def dedup_key(topic: TopicInfo, group_id: str | None, dedup_id: str | None) -> s
     return str(dedup_id)
 
 
-def _record(topic: TopicInfo, message: PublishInput, now_ms: int) -> RecordIn:
+def _record(topic: TopicInfo, message: PublishInput, now_ms: int, message_id: str) -> RecordIn:
     body = _body(message)
     attributes = _attributes(message.attributes)
     size = len(body) + validation.attributes_size(attributes)
@@ -114,7 +115,7 @@ def _record(topic: TopicInfo, message: PublishInput, now_ms: int) -> RecordIn:
         system[MESSAGE_STRUCTURE] = MessageAttribute("String", "json")
     group_id, dedup_id = _fifo_ids(topic, message, body)
     return RecordIn(
-        message_id=str(uuid.uuid4()),
+        message_id=message_id,
         timestamp_ms=now_ms,
         body=body,
         group_id=group_id,

@@ -261,3 +261,36 @@ def test_accounts_are_isolated(account_sqs: AccountSqs) -> None:
     assert message["Body"] == "alice's order"
     attributes = alice.get_queue_attributes(QueueUrl=alice_url, AttributeNames=["QueueArn"])
     assert attributes["Attributes"]["QueueArn"].endswith(":111122223333:orders")
+
+
+def test_a_key_revoked_is_refused_at_once_by_every_gateway_that_cached_it(
+    gateway: RunningGateway, make_access_key: MakeAccessKey, tmp_path: Path
+) -> None:
+    second = start_gateway(gateway.redis_url, tmp_path / "second")
+    try:
+        issued = make_access_key()
+        clients = [g.client_for(issued) for g in (gateway, second)]
+        for client in clients:  # each gateway has now looked the key up, and keeps it
+            client.list_queues()
+        gateway.revoke_key(issued.key.access_key_id)
+        for client in clients:
+            with pytest.raises(ClientError) as caught:
+                client.list_queues()
+            _assert_client_refused(caught, "InvalidClientTokenId")
+    finally:
+        second.stop()
+
+
+def test_a_key_given_a_new_secret_is_refused_with_the_old_one(
+    gateway: RunningGateway, make_access_key: MakeAccessKey
+) -> None:
+    issued = make_access_key()
+    old = gateway.client_for(issued)
+    old.list_queues()
+    renewed = gateway.put_key(
+        issued.key.account_id, issued.key.access_key_id, "a-new-secret-for-the-same-key-id-00"
+    )
+    with pytest.raises(ClientError) as caught:
+        old.list_queues()
+    _assert_client_refused(caught, "SignatureDoesNotMatch")
+    gateway.client_for(renewed).list_queues()
