@@ -209,7 +209,9 @@ async def test_seek_back_delivers_again_and_makes_earlier_receipts_stale(
     assert await _delete(plane, *again) == [True] * 4
 
 
-async def test_seek_forward_skips_what_lies_between(plane: ControlPlane, clock: ManualClock) -> None:
+async def test_seek_forward_skips_what_lies_between(
+    plane: ControlPlane, clock: ManualClock
+) -> None:
     [first] = await _claim(plane, 10, 1)
     await plane.deliveries.seek(SID, {0: 8})
     assert [m.offset for m in await _claim(plane, 10)] == [8, 9]
