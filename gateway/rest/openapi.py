@@ -63,8 +63,9 @@ SQS API. The credentials' account is the account the request acts in; another ac
 queues and topics are answered as if they did not exist.
 
 Errors are `{"error": {"code": "...", "message": "..."}}`, with the SQS API's error codes
-(the SNS API's, for topics and subscriptions) where it has one. A request refused with a 4xx changed nothing. Times are milliseconds
-since the Unix epoch; durations say their unit in their name.
+(the SNS API's, for topics and subscriptions) where it has one. A request refused with a
+4xx changed nothing. Times are milliseconds since the Unix epoch; durations say their
+unit in their name.
 """
 
 
