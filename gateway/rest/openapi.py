@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from gateway.native import API_VERSION
-from gateway.native.common import ErrorResponse, QueueName
+from gateway.native.common import ErrorResponse, QueueName, SubscriptionId, TopicName
 from gateway.rest import (  # noqa: F401  (they register)
     archive,
     messages,
@@ -29,7 +29,6 @@ from gateway.rest import (  # noqa: F401  (they register)
 )
 from gateway.rest.operations import OPERATIONS, Operation
 from gateway.rest.shapes.tasks import TaskHandle
-from gateway.rest.shapes.topics import SubscriptionId, TopicName
 
 _TAGS = ("queues", "messages", "move-tasks", "archive", "topics", "subscriptions")
 _REF = "#/components/schemas/{name}"

@@ -6,27 +6,9 @@ from typing import Annotated, Literal
 
 from msgspec import Meta, Struct
 
+from gateway.native.common import TopicName
 from gateway.rest.shapes.queues import Tags
 
-# SNS's rule: 1-256 of these characters; a FIFO topic's name ends in .fifo.
-TOPIC_NAME_PATTERN = r"^(?:[A-Za-z0-9_-]{1,256}|[A-Za-z0-9_-]{1,251}\.fifo)$"
-TopicName = Annotated[
-    str,
-    Meta(
-        pattern=TOPIC_NAME_PATTERN,
-        description="1 to 256 letters, digits, hyphens or underscores; a FIFO topic's name "
-        "ends in `.fifo`.",
-        examples=["news"],
-    ),
-]
-SubscriptionId = Annotated[
-    str,
-    Meta(
-        pattern=r"^[0-9a-f-]{36}$",
-        description="The last part of the subscription's ARN.",
-        examples=["3f1c0a1b-2c3d-4e5f-6071-8293a4b5c6d7"],
-    ),
-]
 TopicAttributes = Annotated[
     dict[str, str],
     Meta(

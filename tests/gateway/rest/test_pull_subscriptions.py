@@ -152,9 +152,9 @@ def test_a_message_received_too_often_goes_to_the_dead_letter_queue(
         )
         assert message["receive_count"] == attempt
     assert _receive(rest, subscription, wait_seconds=1, visibility_timeout=0) == []
-    [dead] = rest.post(
-        "/v1/queues/news-dlq/messages/receive", json={"wait_seconds": 5}
-    ).json()["messages"]
+    [dead] = rest.post("/v1/queues/news-dlq/messages/receive", json={"wait_seconds": 5}).json()[
+        "messages"
+    ]
     assert dead["body"] == "poison"
     assert dead["system_attributes"]["DeadLetterQueueSourceArn"] == subscription["arn"]
 

@@ -85,9 +85,7 @@ def tiered(request: pytest.FixtureRequest, redis_url: str, tmp_path: Path) -> It
         server: MotoProcess = request.getfixturevalue("s3_server")
         bucket = f"seek-{os.urandom(6).hex()}"
         raw_client(moto_options(server)).create_bucket(Bucket=bucket)
-        options = dataclasses.replace(
-            options, url=f"s3://{bucket}/tidemq", s3=moto_options(server)
-        )
+        options = dataclasses.replace(options, url=f"s3://{bucket}/tidemq", s3=moto_options(server))
     yield from _clocked(redis_url, tmp_path / "data", options)
 
 
@@ -155,9 +153,7 @@ def test_bad_seeks_are_400_and_change_nothing(clocked: Clocked) -> None:
 
 
 def test_seek_to_a_time_reads_the_segments_tiered_away(tiered: Clocked) -> None:
-    times = [
-        tiered.publish_second(*(f"m{i}-{j}" + "x" * 100 for j in range(10))) for i in range(8)
-    ]
+    times = [tiered.publish_second(*(f"m{i}-{j}" + "x" * 100 for j in range(10))) for i in range(8)]
     stream_dir = _stream_dir(tiered.gateway)
     deadline = time.monotonic() + 20
     while _local_start(stream_dir) < 40:  # the first four seconds are in the archive only

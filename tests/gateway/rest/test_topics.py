@@ -54,9 +54,7 @@ def test_topics_are_created_listed_described_changed_and_deleted(rest: httpx.Cli
 def test_bad_input_changes_nothing(rest: httpx.Client) -> None:
     rest.post("/v1/topics", json={"name": "news", "attributes": {"DisplayName": "N"}})
     # One bad attribute among good ones: none of them is set.
-    bad = rest.patch(
-        "/v1/topics/news", json={"attributes": {"DisplayName": "M", "Nope": "1"}}
-    )
+    bad = rest.patch("/v1/topics/news", json={"attributes": {"DisplayName": "M", "Nope": "1"}})
     assert _error(bad) == (400, "InvalidParameter")
     assert rest.get("/v1/topics/news").json()["attributes"]["DisplayName"] == "N"
     assert _error(rest.post("/v1/topics", json={"name": "bad name"}))[0] == 400
