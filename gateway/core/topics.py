@@ -2,13 +2,15 @@
 
 A topic is a stream with many subscriptions (DESIGN.md §3). Creating one creates its
 stream on the storage node; subscribing gives the subscription a cursor at the topic
-log's end, so that it gets what is published from then on, as in SNS. Subscriptions
-to webhooks wait for confirmation and get their cursor when confirmed.
+log's end, so that it gets what is published from then on, as in SNS. Queues and pull
+subscriptions are subscribed at once; webhooks wait for confirmation and get their
+cursor when confirmed. Which protocols, with which endpoints: subscription_protocols.py.
 
 Access: an account may do anything with its own topics; another account only what the
 topic's policy grants it (gateway/core/topic_policy.py), else AuthorizationError, as in
 SNS.
-Publishing is in gateway/core/publisher.py, delivery in gateway/core/dispatcher.py.
+Publishing is in gateway/core/publisher.py, delivery in gateway/core/dispatcher.py,
+pull subscriptions' receiving and seeking in gateway/core/pull_subscriptions.py.
 """
 
 from __future__ import annotations
@@ -18,12 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from control_plane.arns import (
-    is_subscription_id,
-    parse_queue_arn,
-    parse_subscription_arn,
-    parse_topic_arn,
-)
+from control_plane.arns import is_subscription_id, parse_subscription_arn, parse_topic_arn
 from control_plane.plane import ControlPlane
 from control_plane.subscriptions import SubscriptionInfo
 from control_plane.topics import TopicInfo
@@ -32,7 +29,7 @@ from gateway.core.dispatch_governor import DispatchGovernor
 from gateway.core.errors import CoreError, ErrorKind, translated
 from gateway.core.messages import MessageInput
 from gateway.core.publisher import Published, Publisher, PublishInput, publish_input
-from gateway.core.subscription_attributes import PULL
+from gateway.core.subscription_protocols import check_protocol
 from gateway.core.topic_attributes import invalid
 from gateway.core.validation import FieldNames
 from storage_nodes.node import Node, StreamDescriptor
@@ -44,19 +41,6 @@ Subscription = SubscriptionInfo
 PAGE_SIZE = 100
 # What SNS answers for the ARN of a subscription that waits for confirmation.
 PENDING_CONFIRMATION = "pending confirmation"
-# Protocols SNS has that TideMQ does not deliver to, and why (issue-level decision,
-# docs/topics.md).
-_NOT_SUPPORTED = {
-    "email": "email",
-    "email-json": "email",
-    "sms": "SMS",
-    "application": "mobile push",
-    "lambda": "AWS Lambda",
-    "firehose": "Amazon Data Firehose",
-}
-# A pull subscription's endpoint is its name, unique within its topic (as a Pulsar
-# subscription's name is).
-_PULL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,256}\Z")
 _TOPIC_NAME = re.compile(r"[A-Za-z0-9_-]{1,256}\Z|[A-Za-z0-9_-]{1,251}\.fifo\Z")
 
 
@@ -374,42 +358,6 @@ class Topics:
         more = len(found) > PAGE_SIZE
         found = found[:PAGE_SIZE]
         return found, (_token(found[-1].id) if more else None)
-
-
-def check_protocol(topic: TopicInfo, protocol: str, endpoint: str) -> None:
-    if protocol in _NOT_SUPPORTED:
-        raise invalid(
-            f"Protocol: TideMQ does not deliver to {_NOT_SUPPORTED[protocol]} endpoints; "
-            "subscribe an SQS queue, an HTTP or HTTPS webhook, or pull from the topic."
-        )
-    if protocol == "sqs":
-        queue = parse_queue_arn(endpoint)
-        if queue is None:
-            raise invalid("SQS endpoint ARN")
-        if queue[1].endswith(".fifo") and not topic.fifo:
-            raise invalid(
-                "Endpoint Reason: FIFO SQS Queues can not be subscribed to standard SNS topics"
-            )
-        return
-    if protocol == PULL:
-        if topic.fifo:
-            raise invalid(
-                "Protocol: pull subscriptions are for standard topics; subscribe a FIFO "
-                "queue to a FIFO topic"
-            )
-        if not _PULL_NAME.match(endpoint):
-            raise invalid(
-                "Endpoint: a pull subscription's endpoint is its name, 1 to 256 letters, "
-                "digits, hyphens, underscores or periods"
-            )
-        return
-    if protocol in ("http", "https"):
-        if topic.fifo:
-            raise invalid("Invalid protocol type: " + protocol)
-        if not endpoint.lower().startswith(protocol + "://") or len(endpoint) <= len(protocol) + 3:
-            raise invalid("Endpoint")
-        return
-    raise invalid(f"Amazon SNS does not support this protocol string: {protocol}")
 
 
 def check_tags(tags: Mapping[str, str]) -> None:
