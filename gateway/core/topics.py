@@ -222,7 +222,8 @@ class Topics:
             except CoreError as exc:
                 results[index] = exc
         if valid:
-            published = await self._publisher.publish(topic, [one for _, one in valid])
+            with self._governor.publishing():
+                published = await self._publisher.publish(topic, [one for _, one in valid])
             for (index, _), one in zip(valid, published, strict=True):
                 results[index] = one
         return [r for r in results if r is not None]
