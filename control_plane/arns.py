@@ -13,6 +13,7 @@ _TOPIC_ARN = re.compile(rf"^arn:aws:sns:[a-z0-9-]+:([0-9]{{12}}):({_TOPIC_NAME})
 _SUBSCRIPTION_ARN = re.compile(
     rf"^arn:aws:sns:[a-z0-9-]+:([0-9]{{12}}):({_TOPIC_NAME}):([0-9a-f-]{{36}})\Z"
 )
+_SUBSCRIPTION_ID = re.compile(r"^[0-9a-f-]{36}\Z")
 _QUEUE_ARN = re.compile(r"^arn:aws:sqs:([a-z0-9-]+):([0-9]{12}):([A-Za-z0-9_-]{1,80}(\.fifo)?)\Z")
 
 
@@ -44,3 +45,8 @@ def parse_subscription_arn(arn: str) -> tuple[str, str, str] | None:
     """(account id, topic name, subscription id) of a subscription ARN, or None."""
     match = _SUBSCRIPTION_ARN.match(arn)
     return (match.group(1), match.group(2), match.group(3)) if match else None
+
+
+def is_subscription_id(text: str) -> bool:
+    """Whether `text` has the form of a subscription id (a UUID, as in its ARN)."""
+    return _SUBSCRIPTION_ID.match(text) is not None

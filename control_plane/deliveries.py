@@ -1,4 +1,4 @@
-"""Deliveries of one subscription: claim, delete, visibility, delays, removal, purge.
+"""Deliveries of one subscription: claim, delete, visibility, delays, removal, purge, seek.
 
 State per subscription (see control_plane.redis_keys): a cursor per partition (the next offset
 never delivered), one timers sorted set holding every in-flight or delayed message by
@@ -28,6 +28,7 @@ from control_plane.delivery_scripts import (
     DELETE_MESSAGES,
     PURGE,
     REMOVE,
+    SEEK,
 )
 from control_plane.errors import OverLimit, redis_boundary
 from control_plane.fifo_scripts import CLAIM_FIFO, DEDUPLICATE, REGISTER_FIFO
@@ -116,6 +117,7 @@ class Deliveries:
         self._change_visibility = redis.register_script(CHANGE_VISIBILITY)
         self._remove = redis.register_script(REMOVE)
         self._purge = redis.register_script(PURGE)
+        self._seek = redis.register_script(SEEK)
 
     async def claim(
         self,
@@ -348,6 +350,36 @@ class Deliveries:
                 args=args,
             )
         return int(result) == 1
+
+    async def seek(self, subscription_id: str, cursors: Mapping[int, int]) -> None:
+        """Moves the cursors (partition -> the next offset to deliver) and forgets every
+        in-flight and delayed message: from now on the subscription gets the messages
+        from the cursors on, whatever it got before, and receipts it handed out before
+        name nothing."""
+        sub = SubscriptionKeys(subscription_id)
+        partitions = sorted(cursors)
+        args: list[int | str] = []
+        for partition in partitions:
+            args += [partition, cursors[partition]]
+        with redis_boundary():
+            await self._seek(
+                keys=[
+                    sub.timers,
+                    sub.deliveries,
+                    sub.cursors,
+                    sub.delayed,
+                    sub.ahead,
+                    *sub.fifo_keys(),
+                    *(sub.unacked(p) for p in partitions),
+                ],
+                args=args,
+            )
+
+    async def cursors(self, subscription_id: str) -> dict[int, int]:
+        """The subscription's cursors: partition -> the next offset never yet delivered."""
+        with redis_boundary():
+            raw = await self._redis.hgetall(SubscriptionKeys(subscription_id).cursors)
+        return {int(as_text(p)): int(as_text(o)) for p, o in raw.items()}
 
     async def stats(
         self, subscription_id: str, log_ends: Mapping[int, int], fifo: bool = False

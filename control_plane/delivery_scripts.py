@@ -1,4 +1,4 @@
-"""Lua scripts of deliveries: claim, delete, visibility, delays, removal, purge.
+"""Lua scripts of deliveries: claim, delete, visibility, delays, removal, purge, seek.
 
 Each script names its keys (all in one subscription's hash slot), its arguments and what
 it returns. Numbers are formatted with %d before they are written, because Lua 5.1's
@@ -350,5 +350,23 @@ for i = 3, #ARGV, 2 do
   k = k + 1
 end
 redis.call('HSET', KEYS[5], 'purged_ms', ARGV[1])
+return 1
+"""
+
+SEEK = """
+-- KEYS[1] timers, KEYS[2] deliveries, KEYS[3] cursors, KEYS[4] delayed, KEYS[5] ahead,
+-- KEYS[6..9] FIFO set, groups, group locks, ready groups,
+-- KEYS[10..] unacked of each partition, in ARGV's order
+-- ARGV pairs of partition, new cursor
+-- returns 1. Every message past the new cursors is delivered (again); every delivery
+-- made before is forgotten, so its receipt deletes nothing and changes no visibility.
+-- The delivery seq is kept: a later delivery never takes a number an old receipt names.
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9])
+local k = 10
+for i = 1, #ARGV, 2 do
+  redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1])
+  redis.call('DEL', KEYS[k])
+  k = k + 1
+end
 return 1
 """

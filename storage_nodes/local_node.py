@@ -45,6 +45,9 @@ log = logging.getLogger(__name__)
 _STREAM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 # After a failed write, the node counts as ready again once this much disk is free.
 _FREE_BYTES_TO_RECOVER = 16 * 1024 * 1024
+# A time lookup that raced the local log's start moving up (segments dropped once tiered)
+# is done again, at most this many times in all.
+_TIME_LOOKUP_TRIES = 3
 
 
 class LocalNode:
@@ -176,6 +179,39 @@ class LocalNode:
                 f"records below offset {start} are archived and the archive cannot be "
                 f"read now: {exc}"
             ) from exc
+        return found
+
+    async def offset_for_time(self, stream_id: str, partition: int, timestamp_ms: int) -> int:
+        """The first offset whose record's timestamp is at or after `timestamp_ms`: from
+        the archive below the local start, else from the local log; the end offset if no
+        record is that recent."""
+        partition_log = await self._log(stream_id, partition)
+        for _ in range(_TIME_LOOKUP_TRIES):
+            start = partition_log.start_offset
+            if self._archive_reader is not None and start > 0:
+                try:
+                    archived = await asyncio.to_thread(
+                        self._archive_reader.offset_for_time,
+                        stream_id,
+                        partition,
+                        timestamp_ms,
+                        start,
+                    )
+                except ObjectStoreError as exc:
+                    raise ArchiveUnavailable(
+                        f"records below offset {start} are archived and the archive cannot "
+                        f"be read now: {exc}"
+                    ) from exc
+                if archived is not None:
+                    return archived
+            try:
+                found = await partition_log.offset_for_timestamp(timestamp_ms)
+            except (LogStorageError, LogClosedError) as exc:
+                raise StorageUnavailable(f"the storage node cannot read its disk: {exc}") from exc
+            # Segments dropped (tiered) during the lookup were skipped by it: look again,
+            # the archive now covering them.
+            if partition_log.start_offset == start:
+                return found
         return found
 
     async def tiering_status(self, stream_id: str, partition: int) -> TieringStatus | None:

@@ -90,6 +90,11 @@ class Node(Protocol):
         """The next offset the partition will assign: every offset below it is durable."""
         ...
 
+    async def offset_for_time(self, stream_id: str, partition: int, timestamp_ms: int) -> int:
+        """The first offset whose record's timestamp is at or after `timestamp_ms`, locally
+        or archived; the end offset if no record is that recent."""
+        ...
+
     async def drop_stream(self, stream_id: str) -> None:
         """Deletes every partition of a stream; later uses of it raise StreamDropped. Its
         archive is marked deleted and removed after a grace period."""

@@ -8,6 +8,11 @@
 - filter_policies.py   SNS subscription filter policies (filter_operators.py reads a
                   key's values, filter_matchers.py matches messages)
 - sender.py, receiver.py, move_tasks.py   sending, receiving and redriving, behind the broker
+- consumables.py  what a receive consumes: a queue, or a pull subscription of a topic
+- topics.py, publisher.py, subscription_protocols.py, subscription_attributes.py
+                  SNS's topics and subscriptions, publishing; dispatcher.py and fanout.py
+                  deliver the pushed ones, pull_subscriptions.py consumes and seeks the
+                  pulled ones
 - notifications.py   SNS's JSON envelopes and their signatures
 - webhooks.py        posting to HTTP/S subscribers; delivery_policies.py and
                      retry_schedules.py their delivery policies and retries

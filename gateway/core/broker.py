@@ -15,21 +15,20 @@ from collections.abc import Mapping, Sequence
 
 from control_plane.clock import Clock
 from control_plane.deliveries import SubscriptionStats
-from control_plane.errors import ControlPlaneError, MessageNotInflight, PurgeQueueInProgress
+from control_plane.errors import PurgeQueueInProgress
 from control_plane.move_tasks import MoveTask, parse_handle
 from control_plane.plane import ControlPlane
 from control_plane.queue_attributes import MAX_MESSAGE_BYTES, integer_value, with_names_trimmed
 from control_plane.queue_policy import allows
 from control_plane.queues import QueueInfo, check_queue_name
-from control_plane.receipts import Receipt
 from gateway.core import validation
+from gateway.core.consumables import Consumable, queue_consumable
 from gateway.core.dispatch_governor import DispatchGovernor
 from gateway.core.dispatcher import Dispatcher
 from gateway.core.envelopes import Envelopes
 from gateway.core.errors import (
     CoreError,
     ErrorKind,
-    from_lower_layer,
     queue_does_not_exist,
     translated,
 )
@@ -41,7 +40,8 @@ from gateway.core.messages import (
     SentMessage,
 )
 from gateway.core.move_tasks import MoveTaskRunner
-from gateway.core.receiver import Receiver, log_ends
+from gateway.core.pull_subscriptions import PullSubscriptions
+from gateway.core.receiver import EntryResults, Receiver, log_ends
 from gateway.core.sender import Sender
 from gateway.core.topics import Topics
 from gateway.core.validation import FieldNames
@@ -51,8 +51,7 @@ PURGE_INTERVAL_MS = 60_000
 # SQS's maximum and default (1 MiB); a deployment may cap every queue lower.
 DEFAULT_MAX_MESSAGE_BYTES = MAX_MESSAGE_BYTES
 
-# Per entry of a batch: None for success, or the error of that entry alone.
-EntryResults = list[CoreError | None]
+__all__ = ["Broker", "EntryResults"]
 
 
 class Broker:
@@ -72,6 +71,8 @@ class Broker:
         # SNS's operations: topics, subscriptions, publishing (gateway/core/topics.py).
         self._governor = DispatchGovernor()
         self.topics = Topics(control, storage, self._governor)
+        # Pull subscriptions: consumed with the verbs above, and sought.
+        self.pulls = PullSubscriptions(control, storage)
         self._dispatcher: Dispatcher | None = None
 
     @property
@@ -155,9 +156,8 @@ class Broker:
     @translated
     async def purge_queue(self, queue: QueueInfo) -> None:
         """Deletes every message sent so far; at most once a minute, as in SQS."""
-        purged = await self._control.deliveries.purge(
-            queue.stream_id, await log_ends(self._storage, queue), PURGE_INTERVAL_MS
-        )
+        ends = await log_ends(self._storage, queue.stream_id, queue.partitions)
+        purged = await self._control.deliveries.purge(queue.stream_id, ends, PURGE_INTERVAL_MS)
         if not purged:
             raise PurgeQueueInProgress(
                 f"Only one PurgeQueue operation on {queue.name} is allowed every 60 seconds."
@@ -165,9 +165,8 @@ class Broker:
 
     @translated
     async def queue_stats(self, queue: QueueInfo) -> SubscriptionStats:
-        return await self._control.deliveries.stats(
-            queue.stream_id, await log_ends(self._storage, queue), fifo=queue.fifo
-        )
+        ends = await log_ends(self._storage, queue.stream_id, queue.partitions)
+        return await self._control.deliveries.stats(queue.stream_id, ends, fifo=queue.fifo)
 
     @translated
     async def set_queue_attributes(
@@ -294,21 +293,22 @@ class Broker:
     @translated
     async def receive(
         self,
-        queue: QueueInfo,
+        source: QueueInfo | Consumable,
         max_messages: int,
         visibility_timeout_ms: int | None = None,
         wait_ms: int | None = None,
     ) -> list[ReceivedMessage]:
-        """Up to `max_messages`, waiting up to `wait_ms` for the first; None takes the
-        queue's VisibilityTimeout and ReceiveMessageWaitTimeSeconds."""
-        settings = queue.settings
+        """Up to `max_messages` of a queue (or of a pull subscription's Consumable),
+        waiting up to `wait_ms` for the first; None takes the queue's VisibilityTimeout
+        and ReceiveMessageWaitTimeSeconds (the subscription's)."""
+        consumed = _consumable(source)
         return await self._receiver.receive(
-            queue,
+            consumed,
             max_messages,
-            settings.visibility_timeout_ms
+            consumed.visibility_timeout_ms
             if visibility_timeout_ms is None
             else visibility_timeout_ms,
-            settings.receive_wait_ms if wait_ms is None else wait_ms,
+            consumed.receive_wait_ms if wait_ms is None else wait_ms,
         )
 
     @staticmethod
@@ -327,49 +327,19 @@ class Broker:
 
     @translated
     async def delete_messages(
-        self, queue: QueueInfo, receipt_handles: Sequence[str]
+        self, source: QueueInfo | Consumable, receipt_handles: Sequence[str]
     ) -> EntryResults:
         """Deletes the deliveries the receipts name, in one script call. A stale receipt
         (the message was received again since) succeeds and deletes nothing, as in SQS."""
-        results, receipts = self._verify(queue, receipt_handles)
-        deleted = await self._control.deliveries.delete([r for _, r in receipts])
-        if queue.fifo and any(deleted):
-            # The next messages of the groups may be waiting for these.
-            self._control.wakeups.notify(queue.stream_id)
-        return results
+        return await self._receiver.delete(_consumable(source), receipt_handles)
 
     @translated
     async def change_visibility(
-        self, queue: QueueInfo, changes: Sequence[tuple[str, int]]
+        self, source: QueueInfo | Consumable, changes: Sequence[tuple[str, int]]
     ) -> EntryResults:
         """Per (receipt handle, visibility timeout ms). MessageNotInflight where the
         receipt does not name the message's current in-flight delivery."""
-        results, receipts = self._verify(queue, [handle for handle, _ in changes])
-        changed = await self._control.deliveries.change_visibility(
-            [(receipt, changes[i][1]) for i, receipt in receipts]
-        )
-        for (i, _), ok in zip(receipts, changed, strict=True):
-            if not ok:
-                results[i] = from_lower_layer(
-                    MessageNotInflight(
-                        "Message does not exist or is not available for visibility timeout change."
-                    )
-                )
-        if any(changes[i][1] == 0 for i, _ in receipts):
-            self._control.wakeups.notify(queue.stream_id)
-        return results
-
-    def _verify(
-        self, queue: QueueInfo, handles: Sequence[str]
-    ) -> tuple[EntryResults, list[tuple[int, Receipt]]]:
-        results: EntryResults = [None] * len(handles)
-        receipts = []
-        for i, handle in enumerate(handles):
-            try:
-                receipts.append((i, self._control.deliveries.verify(queue.stream_id, handle)))
-            except ControlPlaneError as exc:
-                results[i] = from_lower_layer(exc)
-        return results, receipts
+        return await self._receiver.change_visibility(_consumable(source), changes)
 
     # -- message move tasks -------------------------------------------------------------
 
@@ -396,3 +366,7 @@ class Broker:
                 ErrorKind.NOT_FOUND,
             )
         return await self._control.move_tasks.cancel(account_id, task_id)
+
+
+def _consumable(source: QueueInfo | Consumable) -> Consumable:
+    return source if isinstance(source, Consumable) else queue_consumable(source)

@@ -29,16 +29,21 @@ class Filters:
         self._parsed: dict[tuple[str, str], FilterPolicy] = {}
 
     def matches(self, subscription: SubscriptionInfo, record: Record) -> bool:
+        policy = self.policy(subscription)
+        return policy is None or policy.matches(record.attributes, record.body)
+
+    def policy(self, subscription: SubscriptionInfo) -> FilterPolicy | None:
+        """The subscription's filter policy, parsed; None when it has none."""
         text = subscription.attributes.get("FilterPolicy")
         if not text:
-            return True
+            return None
         scope = subscription.attributes.get("FilterPolicyScope") or "MessageAttributes"
         policy = self._parsed.get((text, scope))
         if policy is None:
             if len(self._parsed) >= _MAX_CACHED_POLICIES:
                 self._parsed.clear()
             policy = self._parsed[(text, scope)] = parse_filter_policy(text, scope)
-        return policy.matches(record.attributes, record.body)
+        return None if policy.matches_everything else policy
 
 
 def message_for(record: Record, protocol: str) -> str:

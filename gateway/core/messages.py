@@ -74,6 +74,10 @@ class MessageInput(Protocol):
     @property
     def dedup_id(self) -> str | None: ...
 
+    @property
+    def subject(self) -> str | None:
+        """Topics only (SNS's Subject); a queue refuses a message that has one."""
+
 
 @dataclass(slots=True)
 class AttributeDraft:
@@ -97,6 +101,7 @@ class MessageDraft:
     delay_level: int | None = None  # 1-18, instead of delay_seconds (REST and WebSocket)
     group_id: str | None = None
     dedup_id: str | None = None
+    subject: str | None = None  # topics only
 
 
 @dataclass(slots=True)

@@ -21,8 +21,8 @@ import orjson
 from control_plane.plane import ControlPlane
 from control_plane.topics import TopicInfo
 from gateway.core import validation
-from gateway.core.errors import CoreError
-from gateway.core.messages import AttributeInput, MessageAttribute
+from gateway.core.errors import CoreError, invalid_parameter
+from gateway.core.messages import AttributeInput, MessageAttribute, MessageInput
 from gateway.core.topic_attributes import invalid
 from gateway.message_ids import new_message_ids
 from storage_nodes.node import Node, RecordIn
@@ -91,6 +91,26 @@ class Publisher:
             entries.append((base + i, key, record.message_id))
         known = await self._control.deliveries.deduplicate(topic.stream_id, entries)
         return [Published(k.message_id, f"{k.offset:020d}") for k in known]
+
+
+def publish_input(draft: MessageInput, names: validation.FieldNames) -> PublishInput:
+    """A message the native APIs send to a topic, as SNS's Publish would take it. What
+    only a queue takes (delays, system attributes) is refused, naming the field."""
+    for given, name in (
+        (draft.delay_seconds, names.delay_seconds),
+        (draft.delay_level, names.delay_level),
+    ):
+        if given is not None:
+            raise invalid_parameter(f"Topics deliver at once: a message to one takes no {name}.")
+    if draft.system_attributes:
+        raise invalid_parameter("A message to a topic takes no system attributes.")
+    return PublishInput(
+        message=draft.body,
+        subject=draft.subject,
+        attributes=draft.attributes,
+        group_id=draft.group_id,
+        dedup_id=draft.dedup_id,
+    )
 
 
 def dedup_key(topic: TopicInfo, group_id: str | None, dedup_id: str | None) -> str:

@@ -1,13 +1,17 @@
-"""Receiving: claim in Redis, read the bodies from the log, and settle what is not to be
-handed out (expired, not yet due, received too often).
+"""Consuming a log: claim in Redis, read the bodies from the log, settle what is not to be
+handed out (expired, filtered out, not yet due, received too often); delete and change
+visibility by receipt.
 
-Every claimed message is checked against its record before it goes out:
-- older than the queue's retention period (or gone from the log): removed and counted;
+What is consumed is a `Consumable` (gateway/core/consumables.py): a queue, or a pull
+subscription reading its topic's log in place. Every claimed message is checked against
+its record before it goes out:
+- older than the retention period (or gone from the log): removed and counted;
+- not matched by the subscription's filter policy: removed, never delivered;
 - delivery time not reached (a delay whose registration lost a race with this claim):
   turned back into a delay;
 - a dead letter (received maxReceiveCount times): appended to the dead-letter queue's log
   with its original attributes and `DeadLetterQueueSourceArn`, then removed here. A crash
-  between the two leaves it in both queues, never in neither (at-least-once).
+  between the two leaves it in both places, never in neither (at-least-once).
 """
 
 from __future__ import annotations
@@ -15,11 +19,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
+from collections.abc import Sequence
 
 from control_plane.deliveries import Delivery, FifoEntry
-from control_plane.errors import QueueDoesNotExist
+from control_plane.errors import ControlPlaneError, MessageNotInflight, QueueDoesNotExist
 from control_plane.plane import ControlPlane
 from control_plane.queues import QueueInfo
+from control_plane.receipts import Receipt
+from gateway.core.consumables import Consumable
+from gateway.core.errors import CoreError, from_lower_layer
 from gateway.core.messages import DEAD_LETTER_SOURCE, ReceivedMessage
 from storage_nodes.node import MessageAttribute, Node, Record, RecordIn
 
@@ -27,14 +35,15 @@ log = logging.getLogger(__name__)
 
 MAX_WAIT_MS = 20_000
 
+# Per entry of a batch: None for success, or the error of that entry alone.
+EntryResults = list[CoreError | None]
 
-async def log_ends(storage: Node, queue: QueueInfo) -> dict[int, int]:
-    """The end offset of each of the queue's partitions."""
-    if queue.partitions == 1:  # every queue so far: no task per partition
-        return {0: await storage.end_offset(queue.stream_id, 0)}
-    ends = await asyncio.gather(
-        *(storage.end_offset(queue.stream_id, p) for p in range(queue.partitions))
-    )
+
+async def log_ends(storage: Node, stream_id: str, partitions: int) -> dict[int, int]:
+    """The end offset of each of the stream's partitions."""
+    if partitions == 1:  # every stream so far: no task per partition
+        return {0: await storage.end_offset(stream_id, 0)}
+    ends = await asyncio.gather(*(storage.end_offset(stream_id, p) for p in range(partitions)))
     return dict(enumerate(ends))
 
 
@@ -44,66 +53,124 @@ class Receiver:
         self._storage = storage
 
     async def receive(
-        self, queue: QueueInfo, max_messages: int, visibility_timeout_ms: int, wait_ms: int
+        self, source: Consumable, max_messages: int, visibility_timeout_ms: int, wait_ms: int
     ) -> list[ReceivedMessage]:
         """Up to `max_messages` deliverable messages, waiting up to `wait_ms` for the first.
 
-        Returns as soon as anything is deliverable: a send or a due timer wakes the wait,
-        so a long poll costs nothing while the queue is idle.
+        Returns as soon as anything is deliverable: an append or a due timer wakes the
+        wait, so a long poll costs nothing while the log is idle.
         """
         clock = self._control.clock
         deadline_ms = clock.now_ms() + min(wait_ms, MAX_WAIT_MS)
-        sid = queue.stream_id
-        with self._control.wakeups.listen(sid) as wake:
+        with self._control.wakeups.listen(source.stream_id) as wake:
             while True:
-                received = await self._claim(queue, max_messages, visibility_timeout_ms)
+                received, claimed = await self._claim(source, max_messages, visibility_timeout_ms)
                 if received:
                     return received
                 now_ms = clock.now_ms()
                 if now_ms >= deadline_ms:
                     return []
+                if claimed:
+                    continue  # all removed (expired, filtered out): more may follow at once
                 until_ms = deadline_ms
-                next_due_ms = await self._control.deliveries.next_due_ms(sid)
+                next_due_ms = await self._control.deliveries.next_due_ms(source.subscription_id)
                 if next_due_ms is not None:
                     until_ms = min(until_ms, next_due_ms)
                 await wake.wait(max(until_ms - now_ms, 0) / 1000)
 
+    async def delete(self, source: Consumable, receipt_handles: Sequence[str]) -> EntryResults:
+        """Deletes the deliveries the receipts name, in one script call. A stale receipt
+        (the message was received again since) succeeds and deletes nothing, as in SQS."""
+        results, receipts = self._verify(source, receipt_handles)
+        deleted = await self._control.deliveries.delete([r for _, r in receipts])
+        if source.fifo and any(deleted):
+            # The next messages of the groups may be waiting for these.
+            self._control.wakeups.notify(source.stream_id)
+        return results
+
+    async def change_visibility(
+        self, source: Consumable, changes: Sequence[tuple[str, int]]
+    ) -> EntryResults:
+        """Per (receipt handle, visibility timeout ms). MessageNotInflight where the
+        receipt does not name the message's current in-flight delivery."""
+        results, receipts = self._verify(source, [handle for handle, _ in changes])
+        changed = await self._control.deliveries.change_visibility(
+            [(receipt, changes[i][1]) for i, receipt in receipts]
+        )
+        for (i, _), ok in zip(receipts, changed, strict=True):
+            if not ok:
+                results[i] = from_lower_layer(
+                    MessageNotInflight(
+                        "Message does not exist or is not available for visibility timeout change."
+                    )
+                )
+        if any(changes[i][1] == 0 for i, _ in receipts):
+            self._control.wakeups.notify(source.stream_id)
+        return results
+
+    def _verify(
+        self, source: Consumable, handles: Sequence[str]
+    ) -> tuple[EntryResults, list[tuple[int, Receipt]]]:
+        results: EntryResults = [None] * len(handles)
+        receipts = []
+        verify = self._control.deliveries.verify
+        for i, handle in enumerate(handles):
+            try:
+                receipts.append((i, verify(source.subscription_id, handle)))
+            except ControlPlaneError as exc:
+                results[i] = from_lower_layer(exc)
+        return results, receipts
+
     async def _claim(
-        self, queue: QueueInfo, max_messages: int, visibility_timeout_ms: int
-    ) -> list[ReceivedMessage]:
+        self, source: Consumable, max_messages: int, visibility_timeout_ms: int
+    ) -> tuple[list[ReceivedMessage], bool]:
+        """What can be handed out of one claim, and whether the claim took anything."""
         deliveries = self._control.deliveries
-        redrive = queue.settings.redrive
-        dead_letter_queue = await self._dead_letter_queue(queue)
+        redrive = source.redrive
+        dead_letter_queue = await self._dead_letter_queue(source)
         claim = await deliveries.claim(
-            queue.stream_id,
-            await log_ends(self._storage, queue),
+            source.subscription_id,
+            await log_ends(self._storage, source.stream_id, source.partitions),
             max_messages,
             visibility_timeout_ms,
             max_receives=(redrive.max_receive_count if redrive and dead_letter_queue else 0),
-            fifo=queue.fifo,
+            fifo=source.fifo,
         )
         if not claim:
-            return []
-        records = await self._records(queue, claim.deliveries + claim.dead_letters)
+            return [], False
+        records = await self._records(source, claim.deliveries + claim.dead_letters)
         for dead in claim.dead_letters:
             assert dead_letter_queue is not None
             record = records.get((dead.partition, dead.offset))
-            await self._dead_letter(queue, dead_letter_queue, dead, record)
+            await self._dead_letter(source, dead_letter_queue, dead, record)
         now_ms = self._control.clock.now_ms()
-        retention_ms = queue.settings.retention_ms
-        received = []
+        retention_ms = source.retention_ms
+        policy = source.filter_policy
+        received, filtered = [], []
         for delivery in claim.deliveries:
             record = records.get((delivery.partition, delivery.offset))
-            if record is None or record.timestamp_ms + retention_ms <= now_ms:
+            if record is None or (
+                retention_ms is not None and record.timestamp_ms + retention_ms <= now_ms
+            ):
                 await deliveries.remove(delivery, "expired")
+            elif policy is not None and not policy.matches(record.attributes, record.body):
+                filtered.append(delivery)
             elif delivery.receive_count == 1 and record.timestamp_ms + record.delay_ms > now_ms:
                 await deliveries.defer(delivery, record.timestamp_ms + record.delay_ms)
             else:
-                received.append(ReceivedMessage(record, delivery, queue.fifo))
-        return received
+                received.append(ReceivedMessage(record, delivery, source.fifo))
+        if filtered:
+            # One script for all of them: a selective filter may pass over many at a time.
+            await deliveries.delete(
+                [
+                    Receipt(d.subscription_id, d.partition, d.offset, d.delivery_seq)
+                    for d in filtered
+                ]
+            )
+        return received, True
 
     async def _records(
-        self, queue: QueueInfo, deliveries: list[Delivery]
+        self, source: Consumable, deliveries: list[Delivery]
     ) -> dict[tuple[int, int], Record]:
         """The claimed messages' records by (partition, offset), one read a partition."""
         by_partition: defaultdict[int, list[int]] = defaultdict(list)
@@ -111,12 +178,12 @@ class Receiver:
             by_partition[delivery.partition].append(delivery.offset)
         records = {}
         for partition, offsets in by_partition.items():
-            found = await self._storage.read_offsets(queue.stream_id, partition, offsets)
+            found = await self._storage.read_offsets(source.stream_id, partition, offsets)
             records.update({(partition, offset): r for offset, r in found.items()})
         return records
 
-    async def _dead_letter_queue(self, queue: QueueInfo) -> QueueInfo | None:
-        redrive = queue.settings.redrive
+    async def _dead_letter_queue(self, source: Consumable) -> QueueInfo | None:
+        redrive = source.redrive
         if redrive is None:
             return None
         try:
@@ -125,11 +192,11 @@ class Receiver:
             )
         except QueueDoesNotExist:
             # SQS keeps delivering while the dead-letter queue is missing; so do we.
-            log.warning("queue %s: dead-letter queue %s is missing", queue.name, redrive)
+            log.warning("%s: dead-letter queue %s is missing", source.arn, redrive)
             return None
 
     async def _dead_letter(
-        self, queue: QueueInfo, target: QueueInfo, delivery: Delivery, record: Record | None
+        self, source: Consumable, target: QueueInfo, delivery: Delivery, record: Record | None
     ) -> None:
         if record is not None:
             moved = RecordIn(
@@ -142,7 +209,7 @@ class Receiver:
                 attributes=record.attributes,
                 system_attributes={
                     **record.system_attributes,
-                    DEAD_LETTER_SOURCE: MessageAttribute("String", queue.arn),
+                    DEAD_LETTER_SOURCE: MessageAttribute("String", source.arn),
                 },
             )
             offset = await self._storage.append(target.stream_id, 0, [moved])

@@ -2,30 +2,36 @@
 
 A topic is a stream with many subscriptions (DESIGN.md §3). Creating one creates its
 stream on the storage node; subscribing gives the subscription a cursor at the topic
-log's end, so that it gets what is published from then on, as in SNS. Subscriptions
-to webhooks wait for confirmation and get their cursor when confirmed.
+log's end, so that it gets what is published from then on, as in SNS. Queues and pull
+subscriptions are subscribed at once; webhooks wait for confirmation and get their
+cursor when confirmed. Which protocols, with which endpoints: subscription_protocols.py.
 
 Access: an account may do anything with its own topics; another account only what the
 topic's policy grants it (gateway/core/topic_policy.py), else AuthorizationError, as in
 SNS.
-Publishing is in gateway/core/publisher.py, delivery in gateway/core/dispatcher.py.
+Publishing is in gateway/core/publisher.py, delivery in gateway/core/dispatcher.py,
+pull subscriptions' receiving and seeking in gateway/core/pull_subscriptions.py.
 """
 
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from control_plane.arns import parse_queue_arn, parse_subscription_arn, parse_topic_arn
+from control_plane.arns import is_subscription_id, parse_subscription_arn, parse_topic_arn
 from control_plane.plane import ControlPlane
 from control_plane.subscriptions import SubscriptionInfo
 from control_plane.topics import TopicInfo
 from gateway.core import subscription_attributes, topic_attributes, topic_policy
 from gateway.core.dispatch_governor import DispatchGovernor
 from gateway.core.errors import CoreError, ErrorKind, translated
-from gateway.core.publisher import Published, Publisher, PublishInput
+from gateway.core.messages import MessageInput
+from gateway.core.publisher import Published, Publisher, PublishInput, publish_input
+from gateway.core.subscription_protocols import check_protocol
 from gateway.core.topic_attributes import invalid
+from gateway.core.validation import FieldNames
 from storage_nodes.node import Node, StreamDescriptor
 
 # The names protocols know these by.
@@ -35,16 +41,7 @@ Subscription = SubscriptionInfo
 PAGE_SIZE = 100
 # What SNS answers for the ARN of a subscription that waits for confirmation.
 PENDING_CONFIRMATION = "pending confirmation"
-# Protocols SNS has that TideMQ does not deliver to, and why (issue-level decision,
-# docs/topics.md).
-_NOT_SUPPORTED = {
-    "email": "email",
-    "email-json": "email",
-    "sms": "SMS",
-    "application": "mobile push",
-    "lambda": "AWS Lambda",
-    "firehose": "Amazon Data Firehose",
-}
+_TOPIC_NAME = re.compile(r"[A-Za-z0-9_-]{1,256}\Z|[A-Za-z0-9_-]{1,251}\.fifo\Z")
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +105,19 @@ class Topics:
         return topic
 
     @translated
+    async def own_topic(self, account_id: str, name: str) -> TopicInfo:
+        """The account's topic of that name (the native APIs name topics by bare names);
+        NotFound also for a name no topic can have."""
+        if not _TOPIC_NAME.match(name):
+            raise CoreError("NotFound", "Topic does not exist", ErrorKind.NOT_FOUND)
+        return await self._control.topics.get(account_id, name)
+
+    @translated
+    async def topics_page(self, account_id: str, after: str, limit: int) -> list[TopicInfo]:
+        """Up to `limit` of the account's topics whose names sort after `after`."""
+        return await self._control.topics.list_page(account_id, after, limit)
+
+    @translated
     async def topic_attributes(self, topic: TopicInfo) -> dict[str, str]:
         counts = {"confirmed": 0, "pending": 0}
         after = ""
@@ -140,8 +150,14 @@ class Topics:
 
     @translated
     async def set_topic_attribute(self, topic: TopicInfo, name: str, value: str) -> None:
-        checked = topic_attributes.check_attributes({name: value}, fifo=topic.fifo, creating=False)
-        await self._control.topics.set_attributes(topic, checked or {name: ""})
+        await self.set_topic_attributes(topic, {name: value})
+
+    @translated
+    async def set_topic_attributes(self, topic: TopicInfo, changes: Mapping[str, str]) -> TopicInfo:
+        """Checks every change, then makes them all at once ("" removes an attribute)."""
+        checked = topic_attributes.check_attributes(changes, fifo=topic.fifo, creating=False)
+        removed = {name: "" for name in changes if name not in checked}
+        return await self._control.topics.set_attributes(topic, {**checked, **removed})
 
     @translated
     async def delete_topic(self, caller_account_id: str, arn: str) -> None:
@@ -193,6 +209,26 @@ class Topics:
             return await self._publisher.publish(topic, messages)
 
     @translated
+    async def publish_drafts(
+        self, topic: TopicInfo, drafts: Sequence[MessageInput], names: FieldNames
+    ) -> list[Published | CoreError]:
+        """The native APIs' publish: per message, in order, what was published or why
+        that one was refused; the valid ones in one append."""
+        results: list[Published | CoreError | None] = [None] * len(drafts)
+        valid: list[tuple[int, PublishInput]] = []
+        for index, draft in enumerate(drafts):
+            try:
+                valid.append((index, publish_input(draft, names)))
+            except CoreError as exc:
+                results[index] = exc
+        if valid:
+            with self._governor.publishing():
+                published = await self._publisher.publish(topic, [one for _, one in valid])
+            for (index, _), one in zip(valid, published, strict=True):
+                results[index] = one
+        return [r for r in results if r is not None]
+
+    @translated
     async def add_permission(
         self, topic: TopicInfo, label: str, account_ids: Sequence[str], actions: Sequence[str]
     ) -> None:
@@ -219,6 +255,7 @@ class Topics:
         webhooks wait for confirmation (the caller sends them the SubscriptionConfirmation)."""
         protocol = protocol.lower()
         check_protocol(topic, protocol, endpoint)
+        # Pull subscriptions, as queues, are subscribed at once: nothing is sent to them.
         checked = subscription_attributes.check_all(attributes, protocol)
         pending = protocol in ("http", "https")
         subscription, created = await self._control.subscriptions.subscribe(
@@ -263,6 +300,14 @@ class Topics:
         return await self._control.subscriptions.get(account_id, subscription_id)
 
     @translated
+    async def own_subscription(self, account_id: str, subscription_id: str) -> SubscriptionInfo:
+        """A subscription to one of the account's topics, by id (the native APIs'
+        name for it); NotFound also for text that is no subscription id."""
+        if not is_subscription_id(subscription_id):
+            raise CoreError("NotFound", "Subscription does not exist", ErrorKind.NOT_FOUND)
+        return await self._control.subscriptions.get(account_id, subscription_id)
+
+    @translated
     async def unsubscribe(self, caller_account_id: str | None, arn: str) -> None:
         """Removes the subscription and its delivery state; one that is not there is
         removed already."""
@@ -284,8 +329,24 @@ class Topics:
     async def set_subscription_attribute(
         self, subscription: SubscriptionInfo, name: str, value: str
     ) -> None:
-        merged = subscription_attributes.with_change(subscription, name, value)
-        await self._control.subscriptions.set_attributes(subscription, merged)
+        await self.set_subscription_attributes(subscription, {name: value})
+
+    @translated
+    async def set_subscription_attributes(
+        self, subscription: SubscriptionInfo, changes: Mapping[str, str]
+    ) -> SubscriptionInfo:
+        """Checks every change, then makes them all at once ("" removes an attribute)."""
+        merged = subscription_attributes.with_changes(subscription, changes)
+        return await self._control.subscriptions.set_attributes(subscription, merged)
+
+    @translated
+    async def subscriptions_page(
+        self, topic: TopicInfo, after: str, limit: int
+    ) -> list[SubscriptionInfo]:
+        """Up to `limit` of the topic's subscriptions whose ids sort after `after`."""
+        return await self._control.subscriptions.list_page(
+            topic.account_id, topic.name, after, limit
+        )
 
     @translated
     async def list_subscriptions(
@@ -298,30 +359,6 @@ class Topics:
         more = len(found) > PAGE_SIZE
         found = found[:PAGE_SIZE]
         return found, (_token(found[-1].id) if more else None)
-
-
-def check_protocol(topic: TopicInfo, protocol: str, endpoint: str) -> None:
-    if protocol in _NOT_SUPPORTED:
-        raise invalid(
-            f"Protocol: TideMQ does not deliver to {_NOT_SUPPORTED[protocol]} endpoints; "
-            "subscribe an SQS queue, an HTTP or HTTPS webhook, or pull from the topic."
-        )
-    if protocol == "sqs":
-        queue = parse_queue_arn(endpoint)
-        if queue is None:
-            raise invalid("SQS endpoint ARN")
-        if queue[1].endswith(".fifo") and not topic.fifo:
-            raise invalid(
-                "Endpoint Reason: FIFO SQS Queues can not be subscribed to standard SNS topics"
-            )
-        return
-    if protocol in ("http", "https"):
-        if topic.fifo:
-            raise invalid("Invalid protocol type: " + protocol)
-        if not endpoint.lower().startswith(protocol + "://") or len(endpoint) <= len(protocol) + 3:
-            raise invalid("Endpoint")
-        return
-    raise invalid(f"Amazon SNS does not support this protocol string: {protocol}")
 
 
 def check_tags(tags: Mapping[str, str]) -> None:

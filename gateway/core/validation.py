@@ -31,6 +31,7 @@ class FieldNames:
     dedup_id: str
     delay_seconds: str
     delay_level: str
+    subject: str = "subject"  # what only a message to a topic has
 
 
 MAX_ATTRIBUTES = 10
@@ -41,6 +42,10 @@ _NO_ATTRIBUTES: Mapping[str, MessageAttribute] = {}
 def check_message(queue: QueueInfo, draft: MessageInput, names: FieldNames) -> NewMessage:
     """The message to send, checked in SQS's order: body, ids, queue type, attributes."""
     body = body_bytes(draft.body)
+    if draft.subject is not None:
+        raise invalid_parameter(
+            f"Only a message published to a topic has a {names.subject}; queues take none."
+        )
     group_id, dedup_id = draft.group_id, draft.dedup_id
     if group_id is not None:
         check_fifo_id(names.group_id, group_id)

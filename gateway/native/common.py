@@ -1,5 +1,5 @@
-"""Shapes the native APIs (REST and WebSocket) share: errors, queue names, message
-attributes, batch entry results."""
+"""Shapes the native APIs (REST and WebSocket) share: errors, queue and topic names,
+subscription ids, message attributes, batch entry results."""
 
 from __future__ import annotations
 
@@ -16,6 +16,25 @@ QueueName = Annotated[
         description="1 to 80 letters, digits, hyphens or underscores; a FIFO queue's name "
         "ends in `.fifo`.",
         examples=["orders"],
+    ),
+]
+# SNS's rule: 1-256 of these characters; a FIFO topic's name ends in .fifo.
+TOPIC_NAME_PATTERN = r"^(?:[A-Za-z0-9_-]{1,256}|[A-Za-z0-9_-]{1,251}\.fifo)$"
+TopicName = Annotated[
+    str,
+    Meta(
+        pattern=TOPIC_NAME_PATTERN,
+        description="1 to 256 letters, digits, hyphens or underscores; a FIFO topic's name "
+        "ends in `.fifo`.",
+        examples=["news"],
+    ),
+]
+SubscriptionId = Annotated[
+    str,
+    Meta(
+        pattern=r"^[0-9a-f-]{36}$",
+        description="A subscription's id: the last part of its ARN.",
+        examples=["3f1c0a1b-2c3d-4e5f-6071-8293a4b5c6d7"],
     ),
 ]
 MAX_BATCH_ENTRIES = 100

@@ -15,6 +15,7 @@ from gateway.core.digests import md5_hex
 from gateway.core.errors import CoreError
 from gateway.core.messages import ReceivedMessage as Received
 from gateway.core.messages import SentMessage as Sent
+from gateway.core.publisher import Published
 from gateway.core.validation import FieldNames
 from gateway.native.common import (
     MAX_BATCH_ENTRIES,
@@ -72,6 +73,16 @@ def send_results(results: Sequence[Sent | CoreError]) -> list[SendResult]:
             md5_of_attributes=result.md5_of_attributes,
             sequence_number=result.sequence_number,
         )
+        for index, result in enumerate(results)
+    ]
+
+
+def publish_results(results: Sequence[Published | CoreError]) -> list[SendResult]:
+    """A batch publish's entries, in request order: a topic's messages have no digests."""
+    return [
+        SendResult(index, error=error_detail(result))
+        if isinstance(result, CoreError)
+        else SendResult(index, message_id=result.message_id, sequence_number=result.sequence_number)
         for index, result in enumerate(results)
     ]
 

@@ -24,8 +24,10 @@ Batch = Meta(
 
 
 class SendMessage(Struct, forbid_unknown_fields=True):
-    """A message to send. FIFO queues need `group_id`, and `dedup_id` unless the queue
-    has ContentBasedDeduplication; they take no per-message delay."""
+    """A message to send to a queue or publish to a topic. FIFO queues and topics need
+    `group_id`, and `dedup_id` unless they have ContentBasedDeduplication; FIFO queues
+    take no per-message delay. Topics take `subject`, and neither delays nor system
+    attributes; queues take no `subject`."""
 
     body: Annotated[
         str,
@@ -62,6 +64,17 @@ class SendMessage(Struct, forbid_unknown_fields=True):
     ) = None
     group_id: FifoId | None = None
     dedup_id: FifoId | None = None
+    subject: (
+        Annotated[
+            str,
+            Meta(
+                min_length=1,
+                max_length=100,
+                description="Topics only: SNS's Subject, printable ASCII, up to 100 characters.",
+            ),
+        ]
+        | None
+    ) = None
 
 
 class SentMessage(Struct, omit_defaults=True):

@@ -1,7 +1,9 @@
-"""The native REST API under /v1: queues, messages and message move tasks, JSON in and out.
+"""The native REST API under /v1: queues, messages, message move tasks, topics and
+subscriptions, JSON in and out.
 
 operations.py   the route table: each operation declared once, by its handler
-queues.py, messages.py, tasks.py   the handlers, by subject
+queues.py, messages.py, tasks.py, archive.py, topics.py, subscriptions.py
+                the handlers, by subject
 shapes/         request and response bodies as msgspec Structs
 endpoint.py     one request: body (capped), auth, decode, handler, encode, errors
 auth.py         bearer tokens or SigV4

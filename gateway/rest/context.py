@@ -1,4 +1,5 @@
-"""What every REST handler gets: the broker, the caller's account, the path's values."""
+"""What every REST handler gets: the broker, the caller's account, the path's values,
+and the caller's queue, topic or subscription the path names."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from gateway.core import queue_urls
 from gateway.core.broker import Broker
 from gateway.core.errors import CoreError
 from gateway.core.queues import Queue
+from gateway.core.topics import Subscription, Topic
 from gateway.rest.errors import not_found_queue
 
 
@@ -36,3 +38,12 @@ class RestContext:
 
     def queue_url(self, name: str) -> str:
         return queue_urls.build(self.base_url, self.account_id, name)
+
+    async def topic(self) -> Topic:
+        """The caller's topic named in the path; NotFound (404) if there is none."""
+        return await self.broker.topics.own_topic(self.account_id, self.path_params["name"])
+
+    async def subscription(self) -> Subscription:
+        """The subscription to one of the caller's topics whose id is in the path;
+        NotFound (404) if there is none."""
+        return await self.broker.topics.own_subscription(self.account_id, self.path_params["id"])

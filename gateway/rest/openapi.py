@@ -18,15 +18,28 @@ from typing import Any
 import msgspec
 
 from gateway.native import API_VERSION
-from gateway.native.common import ErrorResponse, QueueName
-from gateway.rest import archive, messages, queues, tasks  # noqa: F401  (they register)
+from gateway.native.common import ErrorResponse, QueueName, SubscriptionId, TopicName
+from gateway.rest import (  # noqa: F401  (they register)
+    archive,
+    messages,
+    queues,
+    subscriptions,
+    tasks,
+    topics,
+)
 from gateway.rest.operations import OPERATIONS, Operation
 from gateway.rest.shapes.tasks import TaskHandle
 
-_TAGS = ("queues", "messages", "move-tasks", "archive")
+_TAGS = ("queues", "messages", "move-tasks", "archive", "topics", "subscriptions")
 _REF = "#/components/schemas/{name}"
 _ERROR_REF = {"$ref": _REF.format(name="ErrorResponse")}
-_PATH_PARAMETER_TYPES: dict[str, Any] = {"name": QueueName, "handle": TaskHandle}
+# By the path's first segment under /v1 and the parameter's name.
+_PATH_PARAMETER_TYPES: dict[tuple[str, str], Any] = {
+    ("queues", "name"): QueueName,
+    ("move-tasks", "handle"): TaskHandle,
+    ("topics", "name"): TopicName,
+    ("subscriptions", "id"): SubscriptionId,
+}
 _STATUS_TEXT = {
     200: "OK",
     201: "Created",
@@ -34,22 +47,24 @@ _STATUS_TEXT = {
     400: "Bad input: nothing was changed",
     401: "Missing, invalid, expired or revoked credentials",
     403: "A quota is reached",
-    404: "No such queue or task in the caller's account",
+    404: "No such queue, task, topic or subscription in the caller's account",
     409: "Conflicts with the queue's or the task's state",
     413: "The request, a message or a batch is too large",
     503: "The control plane is unavailable",
 }
 _DESCRIPTION = """\
-The native REST API of TideMQ: queues, messages and message move tasks, JSON in and out.
+The native REST API of TideMQ: queues, messages, message move tasks, topics and their
+subscriptions (pull subscriptions received from like queues, and sought), JSON in and out.
 
 Every request carries credentials: `Authorization: Bearer <token>` (make one with
 `tidemq keys token`), or an AWS Signature V4 by an access key (service `sqs`), as on the
 SQS API. The credentials' account is the account the request acts in; another account's
-queues are answered as if they did not exist.
+queues and topics are answered as if they did not exist.
 
 Errors are `{"error": {"code": "...", "message": "..."}}`, with the SQS API's error codes
-where it has one. A request refused with a 4xx changed nothing. Times are milliseconds
-since the Unix epoch; durations say their unit in their name.
+(the SNS API's, for topics and subscriptions) where it has one. A request refused with a
+4xx changed nothing. Times are milliseconds since the Unix epoch; durations say their
+unit in their name.
 """
 
 
@@ -116,7 +131,7 @@ def _operation(op: Operation, components: dict[str, Any]) -> dict[str, Any]:
     }
     if details.strip():
         out["description"] = details.strip()
-    parameters = [_path_parameter(name) for name in op.path_params]
+    parameters = [_path_parameter(op.path, name) for name in op.path_params]
     if op.query is not None:
         parameters += _query_parameters(components[op.query.__name__])
     if parameters:
@@ -132,8 +147,9 @@ def _operation(op: Operation, components: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _path_parameter(name: str) -> dict[str, Any]:
-    schema = msgspec.json.schema(_PATH_PARAMETER_TYPES[name])
+def _path_parameter(path: str, name: str) -> dict[str, Any]:
+    segment = path.removeprefix("/v1/").split("/", 1)[0]
+    schema = msgspec.json.schema(_PATH_PARAMETER_TYPES[(segment, name)])
     parameter = {"name": name, "in": "path", "required": True, "schema": schema}
     if "description" in schema:
         parameter["description"] = schema.pop("description")

@@ -11,7 +11,14 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from gateway.rest import archive, messages, queues, tasks  # noqa: F401  (they register)
+from gateway.rest import (  # noqa: F401  (they register)
+    archive,
+    messages,
+    queues,
+    subscriptions,
+    tasks,
+    topics,
+)
 from gateway.rest.docs_page import render
 from gateway.rest.endpoint import JSON, endpoint, error_response
 from gateway.rest.errors import NotFound, RestError

@@ -33,13 +33,15 @@ _REPLIES = {
     "ack": "settled",
     "nack": "settled",
     "extend": "settled",
+    "seek": "cursor_set",
     "publish": "published",
 }
 # The frames the server sends without being asked.
 _UNASKED = ("deliver", "unsubscribed", "error")
 _DESCRIPTION = f"""\
-The WebSocket API of TideMQ: subscribe to queues and have their messages pushed within a
-credit (like AMQP's prefetch), ack, nack or extend them, and publish.
+The WebSocket API of TideMQ: subscribe to queues, or to pull subscriptions of topics, and
+have their messages pushed within a credit (like AMQP's prefetch); ack, nack or extend
+them; seek a pull subscription (replay); publish to queues and topics.
 
 Connect to `{PATH}` with a bearer token (`tidemq keys token`): an `Authorization: Bearer
 <token>` header, or an `access_token` query parameter where headers cannot be set. A
@@ -48,8 +50,8 @@ missing, unknown, revoked or expired token is refused with a 401 before the upgr
 Every frame is one JSON object in a text frame. Client frames name their operation in
 `op` and may carry an `id`, which the answer repeats; server frames name their kind in
 `type`. Frames are carried out in the order they arrive. Message and error shapes are the
-REST API's; error codes are the SQS API's where it has one. Closing the connection makes
-its unsettled messages visible again at once.
+REST API's; error codes are the SQS API's (the SNS API's for topics) where it has one.
+Closing the connection makes its unsettled messages visible again at once.
 """
 
 

@@ -2,7 +2,9 @@
 
 A client frame names its operation in `op`; a server frame its kind in `type`. Every
 client frame may carry an `id` that the server's answer to it repeats, so a client can
-have many operations outstanding on one connection. Message, batch-result and error
+have many operations outstanding on one connection. What is consumed is a `queue` or a
+pull `subscription` of a topic (one of the two, by name or id); what is published to, a
+`queue` or a `topic`. The server's frames name it the same way. Message, batch-result and error
 shapes are the native APIs' (gateway/native), so a message looks the same on REST and here.
 The AsyncAPI document (gateway/ws/asyncapi.py) is generated from these Structs.
 """
@@ -19,6 +21,8 @@ from gateway.native.common import (
     ErrorDetail,
     QueueName,
     ReceiptHandle,
+    SubscriptionId,
+    TopicName,
 )
 from gateway.native.messages import ReceivedMessage, SendMessage, SendResult
 
@@ -46,7 +50,8 @@ VisibilityTimeout = Annotated[int, Meta(ge=0, le=43_200, description="Seconds.")
 Receipts = Annotated[
     list[ReceiptHandle],
     Meta(
-        description=f"1 to {MAX_BATCH_ENTRIES} receipt handles of messages of the queue.",
+        description=f"1 to {MAX_BATCH_ENTRIES} receipt handles of messages of the queue "
+        "(the subscription).",
         extra_json_schema={"minItems": 1, "maxItems": MAX_BATCH_ENTRIES},
     ),
 ]
@@ -56,56 +61,76 @@ class _ClientFrame(Struct, tag_field="op", forbid_unknown_fields=True, kw_only=T
     id: RequestId | None = None
 
 
-class Subscribe(_ClientFrame, tag="subscribe"):
-    """Start pushing the queue's messages to this connection (one subscription a queue)."""
+class _Consuming(_ClientFrame, kw_only=True):
+    """A frame about what is consumed: a queue, or a pull subscription (one of the two)."""
 
-    queue: QueueName
-    credit: Credit = DEFAULT_CREDIT
-    visibility_timeout: (
-        Annotated[VisibilityTimeout, Meta(description="Seconds; default: the queue's.")] | None
+    queue: QueueName | None = None
+    subscription: (
+        Annotated[SubscriptionId, Meta(description="A pull subscription, instead of a queue.")]
+        | None
     ) = None
 
 
-class SetCredit(_ClientFrame, tag="credit"):
+class Subscribe(_Consuming, tag="subscribe"):
+    """Start pushing the messages of a queue, or of a pull subscription of a topic, to this
+    connection (one subscription of the connection to each)."""
+
+    credit: Credit = DEFAULT_CREDIT
+    visibility_timeout: (
+        Annotated[
+            VisibilityTimeout,
+            Meta(description="Seconds; default: the queue's (the subscription's)."),
+        ]
+        | None
+    ) = None
+
+
+class SetCredit(_Consuming, tag="credit"):
     """Change a subscription's credit (raising it lets more messages through at once)."""
 
-    queue: QueueName
     credit: Credit
 
 
-class Unsubscribe(_ClientFrame, tag="unsubscribe"):
+class Unsubscribe(_Consuming, tag="unsubscribe"):
     """Stop the subscription; its unsettled messages become visible again at once."""
 
-    queue: QueueName
 
-
-class Ack(_ClientFrame, tag="ack"):
+class Ack(_Consuming, tag="ack"):
     """Delete messages: they were processed."""
 
-    queue: QueueName
     receipt_handles: Receipts
 
 
-class Nack(_ClientFrame, tag="nack"):
+class Nack(_Consuming, tag="nack"):
     """Give messages back: visible again after `delay_seconds` (default: at once)."""
 
-    queue: QueueName
     receipt_handles: Receipts
     delay_seconds: VisibilityTimeout = 0
 
 
-class Extend(_ClientFrame, tag="extend"):
+class Extend(_Consuming, tag="extend"):
     """Keep messages invisible for `visibility_timeout` seconds from now."""
 
-    queue: QueueName
     receipt_handles: Receipts
     visibility_timeout: VisibilityTimeout
 
 
-class Publish(_ClientFrame, tag="publish"):
-    """Send messages, as the REST API's batch send: answered once they are durable."""
+class Seek(_ClientFrame, tag="seek"):
+    """Move a pull subscription's cursor to an `offset` of its topic's log, or to the
+    first message published at or after `timestamp` (one of the two): everything from
+    there is delivered again, and what was in flight is forgotten."""
 
-    queue: QueueName
+    subscription: SubscriptionId
+    offset: Annotated[int, Meta(ge=0, description="0 to the log's end offset.")] | None = None
+    timestamp: Annotated[int, Meta(ge=0, description="ms since the epoch")] | None = None
+
+
+class Publish(_ClientFrame, tag="publish", kw_only=True):
+    """Send messages to a queue, as the REST API's batch send, or publish them to a topic
+    (one of the two): answered once they are durable."""
+
+    queue: QueueName | None = None
+    topic: TopicName | None = None
     messages: Annotated[
         list[SendMessage],
         Meta(
@@ -115,7 +140,7 @@ class Publish(_ClientFrame, tag="publish"):
     ]
 
 
-ClientFrame = Subscribe | SetCredit | Unsubscribe | Ack | Nack | Extend | Publish
+ClientFrame = Subscribe | SetCredit | Unsubscribe | Ack | Nack | Extend | Seek | Publish
 CLIENT_FRAMES: tuple[type[_ClientFrame], ...] = (
     Subscribe,
     SetCredit,
@@ -123,6 +148,7 @@ CLIENT_FRAMES: tuple[type[_ClientFrame], ...] = (
     Ack,
     Nack,
     Extend,
+    Seek,
     Publish,
 )
 OPS = tuple(str(frame.__struct_config__.tag) for frame in CLIENT_FRAMES)
@@ -132,48 +158,59 @@ class _ServerFrame(Struct, tag_field="type", omit_defaults=True, kw_only=True):
     id: RequestId | None = None
 
 
-class Subscribed(_ServerFrame, tag="subscribed"):
+class _Consumed(_ServerFrame, kw_only=True):
+    """A frame about a queue or a pull subscription: named as the client named it."""
+
+    queue: str | None = None
+    subscription: str | None = None
+
+
+class Subscribed(_Consumed, tag="subscribed"):
     """The answer to `subscribe`: messages follow in `deliver` frames."""
 
-    queue: str
     credit: int
 
 
-class CreditSet(_ServerFrame, tag="credit_set"):
+class CreditSet(_Consumed, tag="credit_set"):
     """The answer to `credit`."""
 
-    queue: str
     credit: int
 
 
-class Unsubscribed(_ServerFrame, tag="unsubscribed"):
+class Unsubscribed(_Consumed, tag="unsubscribed"):
     """The answer to `unsubscribe`; or, with `reason` and no `id`, the server ended the
-    subscription (its queue was deleted)."""
+    subscription (its queue, or its topic subscription, was deleted)."""
 
-    queue: str
     reason: ErrorDetail | None = None
 
 
-class Deliver(_ServerFrame, tag="deliver"):
+class Deliver(_Consumed, tag="deliver"):
     """Messages pushed to a subscription; each stays invisible to other receivers for the
     visibility timeout unless acked, nacked or extended with its receipt handle."""
 
-    queue: str
     messages: list[ReceivedMessage]
 
 
-class Settled(_ServerFrame, tag="settled"):
+class Settled(_Consumed, tag="settled"):
     """The answer to `ack`, `nack` and `extend`: one result per receipt handle, in order."""
 
     op: Literal["ack", "nack", "extend"]
-    queue: str
     results: list[EntryResult]
 
 
-class Published(_ServerFrame, tag="published"):
+class CursorSet(_ServerFrame, tag="cursor_set"):
+    """The answer to `seek`: the subscription gets the messages from `offset` on."""
+
+    subscription: str
+    offset: int
+    end_offset: Annotated[int, Meta(description="The topic log's end: the next publish's offset.")]
+
+
+class Published(_ServerFrame, tag="published", kw_only=True):
     """The answer to `publish`: one result per message, in order."""
 
-    queue: str
+    queue: str | None = None
+    topic: str | None = None
     results: list[SendResult]
 
 
@@ -186,13 +223,16 @@ class Error(_ServerFrame, tag="error"):
     op: str | None = None
 
 
-ServerFrame = Subscribed | CreditSet | Unsubscribed | Deliver | Settled | Published | Error
+ServerFrame = (
+    Subscribed | CreditSet | Unsubscribed | Deliver | Settled | CursorSet | Published | Error
+)
 SERVER_FRAMES: tuple[type[_ServerFrame], ...] = (
     Subscribed,
     CreditSet,
     Unsubscribed,
     Deliver,
     Settled,
+    CursorSet,
     Published,
     Error,
 )

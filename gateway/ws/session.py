@@ -24,8 +24,8 @@ from starlette.websockets import WebSocket, WebSocketState
 from gateway.auth.bearer import TokenVerifier
 from gateway.auth.errors import AuthError
 from gateway.core.broker import Broker
+from gateway.core.consumables import Consumable, queue_consumable
 from gateway.core.errors import CoreError
-from gateway.core.queues import Queue
 from gateway.native import conversions
 from gateway.native.common import ErrorDetail
 from gateway.ws.errors import WsError, from_core, unauthorized
@@ -34,11 +34,13 @@ from gateway.ws.frames import (
     Ack,
     ClientFrame,
     CreditSet,
+    CursorSet,
     Error,
     Extend,
     Nack,
     Publish,
     Published,
+    Seek,
     ServerFrame,
     SetCredit,
     Settled,
@@ -47,7 +49,10 @@ from gateway.ws.frames import (
     Unsubscribe,
     Unsubscribed,
 )
-from gateway.ws.subscription import Subscription
+from gateway.ws.subscription import Source, Subscription
+
+# The frames that name what is consumed: a queue or a pull subscription.
+Consuming = Subscribe | SetCredit | Unsubscribe | Ack | Nack | Extend
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +78,7 @@ class Session:
         self._token = token
         self._verifier = verifier
         self._token_recheck_s = token_recheck_s
-        self._subscriptions: dict[str, Subscription] = {}
+        self._subscriptions: dict[Source, Subscription] = {}
         self._send_lock = asyncio.Lock()
         self._closed = False
 
@@ -128,35 +133,61 @@ class Session:
         """The answer to the frame; None when the handler has sent it itself."""
         match frame:
             case Publish():
-                conversions.check_batch_size(len(frame.messages))
-                queue = await self._queue(frame.queue)
-                sent = await self._broker.send_batch(queue, frame.messages, conversions.FIELD_NAMES)
-                results = conversions.send_results(sent)
-                return Published(id=frame.id, queue=frame.queue, results=results)
+                return await self._publish(frame)
             case Ack() | Nack() | Extend():
                 return await self._settle_frame(frame)
             case Subscribe():
                 await self._subscribe(frame)
                 return None
             case SetCredit():
-                self._subscription(frame.queue).set_credit(frame.credit)
-                return CreditSet(id=frame.id, queue=frame.queue, credit=frame.credit)
+                source = _source(frame)
+                self._subscription(source).set_credit(frame.credit)
+                return CreditSet(
+                    id=frame.id,
+                    queue=source.queue,
+                    subscription=source.subscription,
+                    credit=frame.credit,
+                )
             case Unsubscribe():
-                subscription = self._subscription(frame.queue)
-                del self._subscriptions[frame.queue]
+                source = _source(frame)
+                subscription = self._subscription(source)
+                del self._subscriptions[source]
                 await subscription.stop()
-                return Unsubscribed(id=frame.id, queue=frame.queue)
+                return Unsubscribed(
+                    id=frame.id, queue=source.queue, subscription=source.subscription
+                )
+            case Seek():
+                return await self._seek(frame)
         raise AssertionError(f"unhandled frame {frame!r}")
+
+    async def _publish(self, frame: Publish) -> Published:
+        """To a queue, as the REST API's batch send; to a topic, as its batch publish."""
+        conversions.check_batch_size(len(frame.messages))
+        if (frame.queue is None) == (frame.topic is None):
+            raise _one_of("queue", "topic", frame.queue is None)
+        if frame.queue is not None:
+            queue = await self._broker.get_queue(self._account_id, frame.queue)
+            sent = await self._broker.send_batch(queue, frame.messages, conversions.FIELD_NAMES)
+            return Published(id=frame.id, queue=frame.queue, results=conversions.send_results(sent))
+        assert frame.topic is not None
+        topic = await self._broker.topics.own_topic(self._account_id, frame.topic)
+        published = await self._broker.topics.publish_drafts(
+            topic, frame.messages, conversions.FIELD_NAMES
+        )
+        return Published(
+            id=frame.id, topic=frame.topic, results=conversions.publish_results(published)
+        )
 
     async def _settle_frame(self, frame: Ack | Nack | Extend) -> Settled:
         """Ack deletes; nack and extend change the visibility timeout."""
         handles = frame.receipt_handles
         conversions.check_batch_size(len(handles))
-        queue = await self._queue(frame.queue)
+        source = _source(frame)
+        consumed = await self._consumable(source)
         op: Literal["ack", "nack", "extend"]
         extend_ms = None
         if isinstance(frame, Ack):
-            op, errors = "ack", await self._broker.delete_messages(queue, handles)
+            op, errors = "ack", await self._broker.delete_messages(consumed, handles)
         else:
             if isinstance(frame, Nack):
                 op, seconds = "nack", frame.delay_seconds
@@ -164,50 +195,89 @@ class Session:
                 op, seconds = "extend", frame.visibility_timeout
                 extend_ms = seconds * 1000
             changes = [(handle, seconds * 1000) for handle in handles]
-            errors = await self._broker.change_visibility(queue, changes)
+            errors = await self._broker.change_visibility(consumed, changes)
         results = conversions.entry_results(errors)
-        subscription = self._subscriptions.get(frame.queue)
+        subscription = self._subscriptions.get(source)
         if subscription is not None:
             done = [h for h, r in zip(handles, results.results, strict=True) if r.error is None]
             if extend_ms is None:
                 subscription.settle(done)
             else:
                 subscription.extend(done, extend_ms)
-        return Settled(id=frame.id, op=op, queue=frame.queue, results=results.results)
+        return Settled(
+            id=frame.id,
+            op=op,
+            queue=source.queue,
+            subscription=source.subscription,
+            results=results.results,
+        )
 
     async def _subscribe(self, frame: Subscribe) -> None:
-        existing = self._subscriptions.get(frame.queue)
+        source = _source(frame)
+        existing = self._subscriptions.get(source)
         if existing is not None and not existing.ended:
             raise WsError(
                 "AlreadySubscribed",
-                f"This connection is already subscribed to {frame.queue}; "
+                f"This connection is already subscribed to {source}; "
                 "send `credit` to change its credit.",
             )
-        await self._queue(frame.queue)  # QueueDoesNotExist before anything starts
+        await self._consumable(source)  # not there, or not pulled: before anything starts
         visibility_timeout_ms = (
             None if frame.visibility_timeout is None else frame.visibility_timeout * 1000
         )
         subscription = Subscription(
             self._broker,
-            self._account_id,
-            frame.queue,
+            source,
+            lambda: self._consumable(source),
             credit=frame.credit,
             visibility_timeout_ms=visibility_timeout_ms,
             send=self.send,
         )
-        self._subscriptions[frame.queue] = subscription
+        self._subscriptions[source] = subscription
         # Answered before the first push, which starts only after this frame is sent.
-        await self.send(Subscribed(id=frame.id, queue=frame.queue, credit=frame.credit))
+        await self.send(
+            Subscribed(
+                id=frame.id,
+                queue=source.queue,
+                subscription=source.subscription,
+                credit=frame.credit,
+            )
+        )
         subscription.start()
 
-    def _subscription(self, queue_name: str) -> Subscription:
-        subscription = self._subscriptions.get(queue_name)
+    async def _seek(self, frame: Seek) -> CursorSet:
+        subscription = await self._broker.topics.own_subscription(
+            self._account_id, frame.subscription
+        )
+        sought = await self._broker.pulls.seek(
+            subscription, offset=frame.offset, timestamp_ms=frame.timestamp
+        )
+        pushing = self._subscriptions.get(Source(subscription=frame.subscription))
+        if pushing is not None:
+            pushing.forget_unsettled()
+        return CursorSet(
+            id=frame.id,
+            subscription=frame.subscription,
+            offset=sought.offset,
+            end_offset=sought.end_offset,
+        )
+
+    def _subscription(self, source: Source) -> Subscription:
+        subscription = self._subscriptions.get(source)
         if subscription is None or subscription.ended:
-            raise WsError("NotSubscribed", f"This connection has no subscription to {queue_name}.")
+            raise WsError("NotSubscribed", f"This connection has no subscription to {source}.")
         return subscription
 
-    async def _queue(self, queue_name: str) -> Queue:
-        return await self._broker.get_queue(self._account_id, queue_name)
+    async def _consumable(self, source: Source) -> Consumable:
+        """What the source consumes: QueueDoesNotExist or NotFound if it is not there, and
+        InvalidParameterValue for a subscription that is not pulled."""
+        if source.queue is not None:
+            return queue_consumable(await self._broker.get_queue(self._account_id, source.queue))
+        assert source.subscription is not None
+        subscription = await self._broker.topics.own_subscription(
+            self._account_id, source.subscription
+        )
+        return self._broker.pulls.consumable(subscription)
 
     async def _watch_token(self) -> None:
         while True:
@@ -234,6 +304,21 @@ class Session:
             # The peer may have gone already: then there is nothing left to close.
             with contextlib.suppress(Exception):
                 await self._websocket.close(code, reason)
+
+
+def _source(frame: Consuming) -> Source:
+    """What the frame consumes: its queue or its subscription, exactly one of the two."""
+    if (frame.queue is None) == (frame.subscription is None):
+        raise _one_of("queue", "subscription", frame.queue is None)
+    return Source(queue=frame.queue, subscription=frame.subscription)
+
+
+def _one_of(first: str, second: str, neither: bool) -> WsError:
+    if neither:
+        return WsError("MissingParameter", f"The frame needs a `{first}` or a `{second}`.")
+    return WsError(
+        "InvalidParameterValue", f"The frame names a `{first}` and a `{second}`: give one."
+    )
 
 
 def _decode(raw: bytes) -> ClientFrame:

@@ -1,11 +1,13 @@
-"""One queue's subscription on a WebSocket connection: messages pushed within its credit.
+"""One subscription on a WebSocket connection, to a queue or to a pull subscription of a
+topic: messages pushed within its credit.
 
 Credit works like AMQP's prefetch: it bounds how many messages the subscription holds
 delivered and unsettled. A message stops counting against it when it is acked or nacked
 on this connection, or when its visibility timeout passes (then it may go to another
 receiver, and an ack of it later deletes nothing). While there is room, the subscription
-long-polls the queue for at most that many messages (the same receive the other APIs
-use, woken at once by a send), and pushes them in one `deliver` frame.
+long-polls what it consumes (a queue, or a topic's log for a pull subscription; the same
+receive the other APIs use, woken at once by a send or a publish) for at most that many
+messages, and pushes them in one `deliver` frame.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 
 from gateway.core.broker import Broker
-from gateway.core.errors import CoreError
-from gateway.core.queues import Queue
+from gateway.core.consumables import Consumable
+from gateway.core.errors import CoreError, ErrorKind
 from gateway.native.common import MAX_BATCH_ENTRIES, ErrorDetail
 from gateway.native.conversions import received_message
 from gateway.ws.frames import Deliver, ServerFrame, Unsubscribed
@@ -25,29 +28,44 @@ from gateway.ws.frames import Deliver, ServerFrame, Unsubscribed
 log = logging.getLogger(__name__)
 
 Send = Callable[[ServerFrame], Awaitable[None]]
+# What is consumed, looked up again (a changed setting takes effect on the next poll).
+Lookup = Callable[[], Awaitable[Consumable]]
 # A long poll's longest wait: the queue is looked up again after it, so that a deleted
 # queue ends its subscriptions within this time even if no message ever comes.
 POLL_WAIT_MS = 5_000
 _STOP_RETRY_S = 0.5
 
 
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A queue or a pull subscription, as the frames name it: exactly one of the two."""
+
+    queue: str | None = None
+    subscription: str | None = None
+
+    def __str__(self) -> str:
+        return (
+            f"queue {self.queue}" if self.queue is not None else f"subscription {self.subscription}"
+        )
+
+
 class Subscription:
     def __init__(
         self,
         broker: Broker,
-        account_id: str,
-        queue_name: str,
+        source: Source,
+        lookup: Lookup,
         *,
         credit: int,
         visibility_timeout_ms: int | None,
         send: Send,
     ) -> None:
-        self.queue_name = queue_name
+        self.source = source
         self.credit = credit
         self._broker = broker
-        self._account_id = account_id
+        self._lookup = lookup
         self._clock = broker.clock
-        self._visibility_timeout_ms = visibility_timeout_ms  # None: the queue's
+        self._visibility_timeout_ms = visibility_timeout_ms  # None: the queue's (subscription's)
         self._send = send
         # Receipt handle -> when its visibility timeout ends (ms, the control plane's clock).
         self._unsettled: dict[str, int] = {}
@@ -61,7 +79,7 @@ class Subscription:
         return self._task is not None and self._task.done()
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._push(), name=f"ws-subscription-{self.queue_name}")
+        self._task = asyncio.create_task(self._push(), name=f"ws-subscription {self.source}")
 
     async def stop(self) -> None:
         """Stops pushing, then makes the unsettled messages visible again at once, so that
@@ -77,15 +95,12 @@ class Subscription:
         if not handles:
             return
         try:
-            queue = await self._queue()
+            consumed = await self._lookup()
             for start in range(0, len(handles), MAX_BATCH_ENTRIES):
                 chunk = handles[start : start + MAX_BATCH_ENTRIES]
-                await self._broker.change_visibility(queue, [(h, 0) for h in chunk])
+                await self._broker.change_visibility(consumed, [(h, 0) for h in chunk])
         except Exception:  # the queue may be gone; the timeouts release them anyway
-            log.warning("could not release %d messages of %s", len(handles), self.queue_name)
-
-    async def _queue(self) -> Queue:
-        return await self._broker.get_queue(self._account_id, self.queue_name)
+            log.warning("could not release %d messages of %s", len(handles), self.source)
 
     def set_credit(self, credit: int) -> None:
         self.credit = credit
@@ -95,6 +110,11 @@ class Subscription:
         """Acked or nacked: they no longer count against the credit."""
         for handle in handles:
             self._unsettled.pop(handle, None)
+        self._changed.set()
+
+    def forget_unsettled(self) -> None:
+        """A seek made every delivery so far stale: none counts against the credit now."""
+        self._unsettled.clear()
         self._changed.set()
 
     def extend(self, handles: Iterable[str], visibility_timeout_ms: int) -> None:
@@ -134,13 +154,13 @@ class Subscription:
                     await self._wait_for_room()
                     continue
                 # Looked up each round: a changed VisibilityTimeout or a deleted queue
-                # takes effect on the next long poll.
-                queue = await self._queue()
+                # (or subscription) takes effect on the next long poll.
+                consumed = await self._lookup()
                 visibility_timeout_ms = self._visibility_timeout_ms
                 if visibility_timeout_ms is None:
-                    visibility_timeout_ms = queue.settings.visibility_timeout_ms
+                    visibility_timeout_ms = consumed.visibility_timeout_ms
                 received = await self._broker.receive(
-                    queue, min(room, MAX_BATCH_ENTRIES), visibility_timeout_ms, POLL_WAIT_MS
+                    consumed, min(room, MAX_BATCH_ENTRIES), visibility_timeout_ms, POLL_WAIT_MS
                 )
                 if not received:
                     continue
@@ -149,18 +169,23 @@ class Subscription:
                     self._unsettled[message.delivery.receipt_handle] = until_ms
                 await self._send(
                     Deliver(
-                        queue=self.queue_name,
+                        queue=self.source.queue,
+                        subscription=self.source.subscription,
                         messages=[received_message(message) for message in received],
                     )
                 )
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            if isinstance(exc, CoreError) and exc.code == "QueueDoesNotExist":
+            if isinstance(exc, CoreError) and exc.kind is ErrorKind.NOT_FOUND:
                 self._unsettled.clear()
-                reason = ErrorDetail(exc.code, exc.message or "The queue was deleted.")
+                reason = ErrorDetail(exc.code, exc.message or f"The {self.source} was deleted.")
             else:
-                log.exception("subscription to %s failed", self.queue_name)
+                log.exception("subscription to %s failed", self.source)
                 cause = exc.code if isinstance(exc, CoreError) else type(exc).__name__
                 reason = ErrorDetail("InternalError", f"The subscription failed: {cause}")
-            await self._send(Unsubscribed(queue=self.queue_name, reason=reason))
+            await self._send(
+                Unsubscribed(
+                    queue=self.source.queue, subscription=self.source.subscription, reason=reason
+                )
+            )

@@ -190,6 +190,36 @@ async def test_purge_deletes_everything_at_most_once_a_minute(
     assert await plane.deliveries.purge(SID, {0: 5}, 60_000)
 
 
+async def test_seek_back_delivers_again_and_makes_earlier_receipts_stale(
+    plane: ControlPlane, clock: ManualClock
+) -> None:
+    a, b, c, d = await _claim(plane, 4)
+    await _delete(plane, a)
+    await plane.deliveries.delay(SID, 0, [4], clock.now_ms() + 1000)
+    await plane.deliveries.seek(SID, {0: 1})
+    assert await plane.deliveries.cursors(SID) == {0: 1}
+    assert await _stats(plane, 5) == (4, 0, 0)  # 1..4: nothing in flight or delayed
+    again = await _claim(plane, 5)
+    assert [(m.offset, m.receive_count) for m in again] == [(1, 1), (2, 1), (3, 1), (4, 1)]
+    # The receipts of before the seek name nothing, even for the same messages.
+    assert await _delete(plane, b, c, d) == [False, False, False]
+    receipts = [plane.deliveries.verify(SID, m.receipt_handle) for m in (b, c)]
+    assert await plane.deliveries.change_visibility([(r, 0) for r in receipts]) == [False, False]
+    assert await _stats(plane, 5) == (0, 4, 0)
+    assert await _delete(plane, *again) == [True] * 4
+
+
+async def test_seek_forward_skips_what_lies_between(
+    plane: ControlPlane, clock: ManualClock
+) -> None:
+    [first] = await _claim(plane, 10, 1)
+    await plane.deliveries.seek(SID, {0: 8})
+    assert [m.offset for m in await _claim(plane, 10)] == [8, 9]
+    clock.advance(VISIBILITY_MS)
+    assert [m.offset for m in await _claim(plane, 10)] == [8, 9]  # 0 is forgotten
+    assert await _delete(plane, first) == [False]
+
+
 async def test_the_ack_floor_is_the_lowest_offset_not_deleted(
     plane: ControlPlane, clock: ManualClock
 ) -> None:

@@ -5,7 +5,14 @@ from pathlib import Path
 
 import pytest
 
+from control_plane.clock import ManualClock
+from storage_nodes.archive.local_store import LocalDirStore
+from storage_nodes.archive.manifest import Manifests
+from storage_nodes.archive.remote_reads import ArchiveReader
+from storage_nodes.archive.segment_cache import SegmentCache
+from storage_nodes.archive.tiering import Tiering, TieringConfig
 from storage_nodes.local_node import LocalNode
+from storage_nodes.log.log_config import LogConfig
 from storage_nodes.node import RecordIn, StreamDropped
 
 
@@ -58,4 +65,49 @@ async def test_stream_ids_cannot_leave_the_data_directory(tmp_path: Path, stream
     node = LocalNode(tmp_path)
     with pytest.raises(ValueError, match="invalid stream id"):
         await node.append(stream_id, 0, [_record(b"x")])
+    await node.close()
+
+
+async def test_offset_for_time_is_the_first_record_at_or_after_the_time(tmp_path: Path) -> None:
+    node = LocalNode(tmp_path, LogConfig(durability="none", index_interval_bytes=64))
+    # A producer whose clock stepped back (3000, then 2000): the lookup stays exact.
+    for i, stamp in enumerate([1000, 1000, 3000, 2000, 4000, 5000]):
+        await node.append("s1", 0, [RecordIn(message_id=f"m{i}", timestamp_ms=stamp, body=b"x")])
+    lookups = {0: 0, 1000: 0, 1001: 2, 2000: 2, 3000: 2, 3001: 4, 5000: 5, 5001: 6}
+    for timestamp_ms, offset in lookups.items():
+        assert await node.offset_for_time("s1", 0, timestamp_ms) == offset, timestamp_ms
+    assert await node.offset_for_time("empty", 0, 0) == 0
+    await node.close()
+
+
+async def test_offset_for_time_reads_the_archive_below_the_local_start(tmp_path: Path) -> None:
+    clock = ManualClock()
+    store = LocalDirStore(tmp_path / "archive")
+    manifests = Manifests(store)
+    tiering = Tiering(
+        manifests,
+        TieringConfig(local_retention_bytes=0, local_retention_ms=0, check_interval_ms=20),
+        clock,
+        tmp_path / "node",
+    )
+    node = LocalNode(
+        tmp_path / "node",
+        LogConfig(durability="none", segment_max_bytes=300, index_interval_bytes=64),
+        clock,
+        tiering=tiering,
+        archive_reader=ArchiveReader(manifests, SegmentCache(store, tmp_path / "cache")),
+    )
+    base_ms = clock.now_ms()
+    for i in range(60):  # ten records a second; a segment every few records
+        stamp = base_ms + i * 100
+        await node.append("s1", 0, [RecordIn(message_id=f"m{i}", timestamp_ms=stamp, body=b"y")])
+    await node.start()
+    deadline = asyncio.get_running_loop().time() + 15
+    while (status := await node.tiering_status("s1", 0)) is None or status.log_start_offset < 40:
+        assert asyncio.get_running_loop().time() < deadline, status
+        await asyncio.sleep(0.05)
+    for i in (0, 1, 17, 39, 40, 41, 59):
+        assert await node.offset_for_time("s1", 0, base_ms + i * 100) == i
+        assert await node.offset_for_time("s1", 0, base_ms + i * 100 - 50) == i
+    assert await node.offset_for_time("s1", 0, base_ms + 6000) == 60
     await node.close()

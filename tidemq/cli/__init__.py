@@ -14,6 +14,7 @@ from tidemq import __version__
 from tidemq.bench import cli as bench_cli
 from tidemq.cli import archive as archive_cli
 from tidemq.cli import keys as keys_cli
+from tidemq.cli import topics as topics_cli
 from tidemq.embedded import LaunchError, run
 from tidemq.redis_server import RedisServerError
 from tidemq.settings import Settings, SettingsError
@@ -30,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
         "up": _up,
         "keys": keys_cli.run,
         "archive": archive_cli.run,
+        "topic": topics_cli.run,
         "bench": bench_cli.run,
         "openapi": lambda a: _write_document(
             a.output, openapi.document_bytes(), "OpenAPI", "openapi"
@@ -101,6 +103,7 @@ def _parser() -> argparse.ArgumentParser:
     up.add_argument("--config", type=Path, help="a TOML settings file (TIDEMQ_CONFIG)")
     keys_cli.add_parser(commands)
     archive_cli.add_parser(commands)
+    topics_cli.add_parser(commands)
     _add_bench_parser(commands)
     for command, kind, served_at in (
         ("openapi", "OpenAPI 3.1 document of the REST API", "/openapi.json"),

@@ -1,10 +1,7 @@
 """`tidemq archive ls|stat --queue NAME [--json]`: what the archive holds of a queue.
 
-Asks the running TideMQ (`--endpoint`, default http://<TIDEMQ_HOST>:<TIDEMQ_PORT>) for
-`GET /v1/queues/NAME/archive`, signed with AWS Signature V4: the keys in
-AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY when set, else TIDEMQ_ACCESS_KEY_ID /
-TIDEMQ_SECRET_ACCESS_KEY, else the admin key `tidemq up` keeps in
-`<data dir>/credentials.json`.
+Asks the running TideMQ for `GET /v1/queues/NAME/archive` (tidemq/cli/rest_requests.py:
+where, and signed with which key).
 
 - `ls`: one line per archived segment (offsets, times, bytes);
 - `stat`: per partition, how much is archived and how far the archive is behind the log.
@@ -16,29 +13,16 @@ credentials, TideMQ not reachable).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import urllib.error
-import urllib.request
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import orjson
-from botocore.auth import SigV4Auth
-from botocore.awsrequest import AWSRequest
-from botocore.credentials import Credentials as AwsCredentials
 
-from control_plane.access_keys import DEFAULT_ACCOUNT_ID
-from tidemq.settings import Settings, SettingsError
-
-REGION = "us-east-1"
-_TIMEOUT_S = 30.0
-
-
-class _CannotAsk(Exception):
-    pass
+from tidemq.cli import rest_requests
+from tidemq.cli.rest_requests import CannotAsk
+from tidemq.settings import SettingsError
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -56,24 +40,19 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         sub = actions.add_parser(action, help=text, description=text)
         sub.add_argument("--queue", required=True, help="the queue's name")
         sub.add_argument("--json", action="store_true", help="print the answer as JSON")
-        sub.add_argument("--endpoint", help="TideMQ's URL (default http://TIDEMQ_HOST:TIDEMQ_PORT)")
-        sub.add_argument(
-            "--data-dir",
-            type=Path,
-            help="the data directory of `tidemq up`, for its admin key (TIDEMQ_DATA_DIR)",
-        )
+        rest_requests.add_arguments(sub)
 
 
 def run(args: argparse.Namespace) -> int:
     command = f"tidemq archive {args.archive_command}"
     try:
-        answer, status = _ask(args)
-    except (_CannotAsk, SettingsError) as exc:
+        path = f"/v1/queues/{quote(args.queue, safe='')}/archive"
+        answer, status = rest_requests.ask(args, "GET", path)
+    except (CannotAsk, SettingsError) as exc:
         print(f"{command}: {exc}", file=sys.stderr)
         return 2
     if status != 200:
-        error = answer.get("error", {}) if isinstance(answer, dict) else {}
-        print(f"{command}: {error.get('code')}: {error.get('message')}", file=sys.stderr)
+        print(f"{command}: {rest_requests.error_text(answer)}", file=sys.stderr)
         return 1
     if args.json:
         sys.stdout.write(orjson.dumps(answer, option=orjson.OPT_INDENT_2).decode() + "\n")
@@ -82,51 +61,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_summary(args.queue, answer)
     return 0
-
-
-def _ask(args: argparse.Namespace) -> tuple[Any, int]:
-    settings = Settings.load(flags={"data_dir": args.data_dir})
-    endpoint = (args.endpoint or f"http://{settings.host}:{settings.port}").rstrip("/")
-    if not endpoint.startswith(("http://", "https://")):
-        raise _CannotAsk(f"--endpoint {endpoint}: give an http:// or https:// URL")
-    url = f"{endpoint}/v1/queues/{quote(args.queue, safe='')}/archive"
-    request = AWSRequest(method="GET", url=url)
-    SigV4Auth(_credentials(settings), "sqs", REGION).add_auth(request)
-    # The scheme is checked above to be http or https.
-    http_request = urllib.request.Request(url, headers=dict(request.headers.items()))  # noqa: S310
-    try:
-        with urllib.request.urlopen(http_request, timeout=_TIMEOUT_S) as response:  # noqa: S310
-            status, body = response.status, response.read()
-    except urllib.error.HTTPError as exc:
-        status, body = exc.code, exc.read()
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise _CannotAsk(
-            f"cannot reach TideMQ at {endpoint} ({reason}); is `tidemq up` running?"
-        ) from exc
-    try:
-        return orjson.loads(body), status
-    except orjson.JSONDecodeError as exc:
-        raise _CannotAsk(f"{endpoint} answered {status} without JSON") from exc
-
-
-def _credentials(settings: Settings) -> AwsCredentials:
-    for key_id, secret in (
-        (os.environ.get("AWS_ACCESS_KEY_ID"), os.environ.get("AWS_SECRET_ACCESS_KEY")),
-        (settings.access_key_id, settings.secret_access_key),
-    ):
-        if key_id and secret:
-            return AwsCredentials(key_id, secret)
-    stored = settings.data_dir / "credentials.json"
-    try:
-        found = orjson.loads(stored.read_bytes())
-    except (OSError, orjson.JSONDecodeError) as exc:
-        raise _CannotAsk(
-            f"no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (a key of account "
-            f"{DEFAULT_ACCOUNT_ID} or the queue's), or give --data-dir of `tidemq up` "
-            f"(cannot read {stored})"
-        ) from exc
-    return AwsCredentials(found["access_key_id"], found["secret_access_key"])
 
 
 def _print_segments(answer: dict[str, Any]) -> None:

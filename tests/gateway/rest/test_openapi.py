@@ -35,6 +35,22 @@ ROUTES = {
     ("POST", "/v1/queues/{name}/move-tasks"),
     ("GET", "/v1/queues/{name}/move-tasks"),
     ("POST", "/v1/move-tasks/{handle}/cancel"),
+    ("GET", "/v1/topics"),
+    ("POST", "/v1/topics"),
+    ("GET", "/v1/topics/{name}"),
+    ("PATCH", "/v1/topics/{name}"),
+    ("DELETE", "/v1/topics/{name}"),
+    ("POST", "/v1/topics/{name}/messages"),
+    ("POST", "/v1/topics/{name}/messages/batch"),
+    ("POST", "/v1/topics/{name}/subscriptions"),
+    ("GET", "/v1/topics/{name}/subscriptions"),
+    ("GET", "/v1/subscriptions/{id}"),
+    ("PATCH", "/v1/subscriptions/{id}"),
+    ("DELETE", "/v1/subscriptions/{id}"),
+    ("POST", "/v1/subscriptions/{id}/receive"),
+    ("POST", "/v1/subscriptions/{id}/delete"),
+    ("POST", "/v1/subscriptions/{id}/visibility"),
+    ("POST", "/v1/subscriptions/{id}/seek"),
 }
 
 

@@ -40,10 +40,15 @@ from tidemq.redis_server import RedisServer
 
 MAX_EXAMPLES = 25
 EXAMPLE_QUEUE = "orders"  # the document's example queue name
-# Deleting or purging the example queue would leave the operations tested after it only
-# an empty queue, or none: those two get this one instead.
-SPARE_QUEUE = "orders-spare"
-EMPTYING = {("DELETE", "/v1/queues/{name}"), ("POST", "/v1/queues/{name}/purge")}
+EXAMPLE_TOPIC = "news"  # and topic name
+# Deleting or purging the example queue (or deleting the example topic) would leave the
+# operations tested after it only an empty queue, or none: those get these instead.
+SPARE = {EXAMPLE_QUEUE: "orders-spare", EXAMPLE_TOPIC: "news-spare"}
+EMPTYING = {
+    ("DELETE", "/v1/queues/{name}"),
+    ("POST", "/v1/queues/{name}/purge"),
+    ("DELETE", "/v1/topics/{name}"),
+}
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
@@ -64,11 +69,16 @@ def live_gateway(
     running = start_gateway(redis_server.url, data_dir)
     # The queue the document's examples name, with messages in it.
     sqs = running.sqs_client()
-    for name in (EXAMPLE_QUEUE, SPARE_QUEUE):
+    for name in (EXAMPLE_QUEUE, SPARE[EXAMPLE_QUEUE]):
         url = sqs.create_queue(QueueName=name)["QueueUrl"]
         sqs.send_message_batch(
             QueueUrl=url, Entries=[{"Id": str(i), "MessageBody": f"m{i}"} for i in range(10)]
         )
+    # The topics the document's examples name, each with a pull subscription.
+    sns = running.sns_client()
+    for name in (EXAMPLE_TOPIC, SPARE[EXAMPLE_TOPIC]):
+        arn = sns.create_topic(Name=name)["TopicArn"]
+        sns.subscribe(TopicArn=arn, Protocol="pull", Endpoint="readers")
     yield running
     running.stop()
 
@@ -95,8 +105,9 @@ def test_generated_requests_get_declared_answers(
     case: Any, live_gateway: RunningGateway, bearer_headers: dict[str, str]
 ) -> None:
     emptying = (case.operation.method.upper(), case.operation.path) in EMPTYING
-    if emptying and (case.path_parameters or {}).get("name") == EXAMPLE_QUEUE:
-        case.path_parameters["name"] = SPARE_QUEUE
+    name = (case.path_parameters or {}).get("name")
+    if emptying and name in SPARE:
+        case.path_parameters["name"] = SPARE[name]
     body = case.body
     if case.operation.path.endswith("/receive") and isinstance(body, dict):
         wait_s = body.get("wait_seconds")
