@@ -160,11 +160,12 @@ async def test_websocket_subscribe_publish_ack_nack_extend(sdk_server: SdkServer
         await first.ack()
         await second.nack()
         seen = {first.body}
-        async for delivery in subscription:
-            await delivery.ack()
-            seen.add(delivery.body)
-            if seen == {"one", "two", "three"}:
-                break
+        async with asyncio.timeout(30):
+            async for delivery in subscription:
+                await delivery.ack()
+                seen.add(delivery.body)
+                if seen == {"one", "two", "three"}:
+                    break
 
         await first.ack()  # again: deletes nothing, as on SQS
         [result] = await subscription.ack(["forged"])

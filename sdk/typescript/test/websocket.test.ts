@@ -13,7 +13,9 @@ import {
 } from "../src/index.js";
 import { server } from "./server.js";
 
-test("subscribe with credit, publish, ack, nack and extend over the WebSocket", async () => {
+const LIMIT = { timeout: 60_000 }; // a hang fails the test, not the whole run
+
+test("subscribe with credit, publish, ack, nack, extend", LIMIT, async () => {
   const tidemq = createTidemqClient({
     endpoint: server.endpoint,
     credentials: { token: server.token },
