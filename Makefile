@@ -1,6 +1,9 @@
 # TideMQ: `make up` runs everything on this machine; `make test` runs every check;
-# `make bench` measures it (docs/performance.md).
+# `make bench` measures it (docs/performance.md); `make sdk` regenerates the API documents
+# and the SDKs generated from them (sdk/README.md).
 # Each creates ./.venv on first use and re-installs when pyproject.toml changes.
+# `make test` and `make sdk` also install the TypeScript SDK's packages (`npm ci` in
+# sdk/typescript, from its package-lock.json), so its tests run with no network.
 # `make test` also creates ./.venv-checkov: checkov, which tests/terraform/ runs over
 # terraform/, depends on a fork of python-hcl2 that installs the same `hcl2` module as
 # the python-hcl2 the tests use, so it cannot live in ./.venv.
@@ -10,13 +13,15 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 VENV_CHECKOV := .venv-checkov
 CHECKOV      := checkov>=3.2,<4
+TYPESCRIPT_SDK := sdk/typescript
+NODE_MODULES   := $(TYPESCRIPT_SDK)/node_modules/.installed
 
-.PHONY: up test bench lint typecheck unit clean
+.PHONY: up test bench sdk lint typecheck unit clean
 
 up: $(VENV)/.installed-runtime
 	$(BIN)/tidemq up
 
-test: $(VENV)/.installed-test $(VENV_CHECKOV)/.installed lint typecheck unit
+test: $(VENV)/.installed-test $(VENV_CHECKOV)/.installed $(NODE_MODULES) lint typecheck unit
 
 bench: $(VENV)/.installed-test
 	$(BIN)/tidemq bench
@@ -28,8 +33,14 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
-unit: $(VENV)/.installed-test $(VENV_CHECKOV)/.installed
+unit: $(VENV)/.installed-test $(VENV_CHECKOV)/.installed $(NODE_MODULES)
 	$(BIN)/pytest
+
+# The documents first: the SDKs are generated from them (sdk/generate.py).
+sdk: $(VENV)/.installed-test $(NODE_MODULES)
+	$(BIN)/tidemq openapi
+	$(BIN)/tidemq asyncapi
+	$(BIN)/python sdk/generate.py
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -42,9 +53,16 @@ $(VENV)/.installed-runtime: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e .
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[test,dev,load,spark]'
+$(VENV)/.installed-test: pyproject.toml sdk/python/pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[test,dev,load,spark,sdk]'
+	$(BIN)/pip install --quiet -e ./sdk/python
 	touch $@ $(VENV)/.installed-runtime
+
+$(NODE_MODULES): $(TYPESCRIPT_SDK)/package-lock.json
+	@command -v npm >/dev/null || \
+	  { echo "the TypeScript SDK needs Node.js 20+ and npm: on Debian/Ubuntu, apt install nodejs npm"; exit 1; }
+	cd $(TYPESCRIPT_SDK) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
 
 $(VENV_CHECKOV)/.installed: Makefile | $(BIN)/python
 	@$(PYTHON) -m venv $(VENV_CHECKOV) || \
@@ -55,3 +73,4 @@ $(VENV_CHECKOV)/.installed: Makefile | $(BIN)/python
 
 clean:
 	rm -rf $(VENV) $(VENV_CHECKOV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(TYPESCRIPT_SDK)/node_modules $(TYPESCRIPT_SDK)/dist

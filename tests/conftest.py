@@ -14,7 +14,8 @@
   `sns`: a real boto3 SNS client, the same way.
 - `make_access_key`, `account_sqs`: factories of more keys, and of clients signing with
   a new key of a given account.
-- `tidemq_up`: a factory that runs the real `tidemq up` command as a subprocess.
+- `tidemq_up`: a factory that runs the real `tidemq up` command as a subprocess;
+  `module_tidemq_up` the same, its servers shared by a test module's tests.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -436,8 +438,10 @@ class TidemqProcess:
 TidemqUp = Callable[..., TidemqProcess]
 
 
-@pytest.fixture
-def tidemq_up(tmp_path: Path) -> Iterator[TidemqUp]:
+@contextmanager
+def tidemq_up_factory(default_dir: Path) -> Iterator[TidemqUp]:
+    """`start(data_dir=None, port=None, settings=None)` runs a `tidemq up` (data under
+    `default_dir` unless given); every one started is killed at the end."""
     started: list[TidemqProcess] = []
 
     def start(
@@ -449,7 +453,7 @@ def tidemq_up(tmp_path: Path) -> Iterator[TidemqUp]:
         env = {
             **os.environ,
             "TIDEMQ_PORT": str(port or free_port()),
-            "TIDEMQ_DATA_DIR": str(data_dir or tmp_path / "tidemq"),
+            "TIDEMQ_DATA_DIR": str(data_dir or default_dir / "tidemq"),
             "PYTHONUNBUFFERED": "1",
             **(settings or {}),
         }
@@ -470,9 +474,25 @@ def tidemq_up(tmp_path: Path) -> Iterator[TidemqUp]:
         child.read_on()
         return child
 
-    yield start
-    for child in started:
-        _reap(child)
+    try:
+        yield start
+    finally:
+        for child in started:
+            _reap(child)
+
+
+@pytest.fixture
+def tidemq_up(tmp_path: Path) -> Iterator[TidemqUp]:
+    with tidemq_up_factory(tmp_path) as start:
+        yield start
+
+
+@pytest.fixture(scope="module")
+def module_tidemq_up(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TidemqUp]:
+    """`tidemq_up` for a whole test module: servers its tests share, where starting one
+    for each test would cost more than the tests."""
+    with tidemq_up_factory(tmp_path_factory.mktemp("tidemq-up")) as start:
+        yield start
 
 
 def _reap(child: TidemqProcess) -> None:

@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.credit_set_type import CreditSetType, check_credit_set_type
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="CreditSet")
+
+
+@_attrs_define
+class CreditSet:
+    """The answer to `credit`.
+
+    Attributes:
+        type_ (CreditSetType):
+        queue (str):
+        credit (int):
+        id (None | str | Unset):
+    """
+
+    type_: CreditSetType
+    queue: str
+    credit: int
+    id: None | str | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        type_: str = self.type_
+
+        queue = self.queue
+
+        credit = self.credit
+
+        id: None | str | Unset
+        if isinstance(self.id, Unset):
+            id = UNSET
+        else:
+            id = self.id
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "type": type_,
+                "queue": queue,
+                "credit": credit,
+            }
+        )
+        if id is not UNSET:
+            field_dict["id"] = id
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        type_ = check_credit_set_type(d.pop("type"))
+
+        queue = d.pop("queue")
+
+        credit = d.pop("credit")
+
+        def _parse_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        id = _parse_id(d.pop("id", UNSET))
+
+        credit_set = cls(
+            type_=type_,
+            queue=queue,
+            credit=credit,
+            id=id,
+        )
+
+        credit_set.additional_properties = d
+        return credit_set
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

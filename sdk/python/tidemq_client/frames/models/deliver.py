@@ -1,0 +1,116 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.deliver_type import DeliverType, check_deliver_type
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.received_message import ReceivedMessage
+
+
+T = TypeVar("T", bound="Deliver")
+
+
+@_attrs_define
+class Deliver:
+    """Messages pushed to a subscription; each stays invisible to other receivers for the
+    visibility timeout unless acked, nacked or extended with its receipt handle.
+
+    Attributes:
+        type_ (DeliverType):
+        queue (str):
+        messages (list[ReceivedMessage]):
+        id (None | str | Unset):
+    """
+
+    type_: DeliverType
+    queue: str
+    messages: list[ReceivedMessage]
+    id: None | str | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        type_: str = self.type_
+
+        queue = self.queue
+
+        messages = []
+        for messages_item_data in self.messages:
+            messages_item = messages_item_data.to_dict()
+            messages.append(messages_item)
+
+        id: None | str | Unset
+        if isinstance(self.id, Unset):
+            id = UNSET
+        else:
+            id = self.id
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "type": type_,
+                "queue": queue,
+                "messages": messages,
+            }
+        )
+        if id is not UNSET:
+            field_dict["id"] = id
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.received_message import ReceivedMessage
+
+        d = dict(src_dict)
+        type_ = check_deliver_type(d.pop("type"))
+
+        queue = d.pop("queue")
+
+        messages = []
+        _messages = d.pop("messages")
+        for messages_item_data in _messages:
+            messages_item = ReceivedMessage.from_dict(messages_item_data)
+
+            messages.append(messages_item)
+
+        def _parse_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        id = _parse_id(d.pop("id", UNSET))
+
+        deliver = cls(
+            type_=type_,
+            queue=queue,
+            messages=messages,
+            id=id,
+        )
+
+        deliver.additional_properties = d
+        return deliver
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,232 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_response import ErrorResponse
+from ...models.receive import Receive
+from ...models.received_messages import ReceivedMessages
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    name: str,
+    *,
+    body: Receive | Unset = UNSET,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/queues/{name}/messages/receive".format(
+            name=quote(str(name), safe=""),
+        ),
+    }
+
+    if not isinstance(body, Unset):
+        _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorResponse | ReceivedMessages | None:
+    if response.status_code == 200:
+        response_200 = ReceivedMessages.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorResponse.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorResponse.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorResponse.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorResponse.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = ErrorResponse.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 503:
+        response_503 = ErrorResponse.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorResponse | ReceivedMessages]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    name: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: Receive | Unset = UNSET,
+) -> Response[ErrorResponse | ReceivedMessages]:
+    """Receive messages
+
+     Up to `max_messages` (1-100), each hidden from other receivers for the visibility
+    timeout. With `wait_seconds` (up to 20) the call waits for the first message and
+    answers as soon as there is one. Every message comes with all its attributes. A queue
+    with SQS's quota of messages in flight (120,000; FIFO 20,000) refuses with 403
+    OverLimit.
+
+    Args:
+        name (str):
+        body (Receive | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorResponse | ReceivedMessages]
+    """
+
+    kwargs = _get_kwargs(
+        name=name,
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    name: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: Receive | Unset = UNSET,
+) -> ErrorResponse | ReceivedMessages | None:
+    """Receive messages
+
+     Up to `max_messages` (1-100), each hidden from other receivers for the visibility
+    timeout. With `wait_seconds` (up to 20) the call waits for the first message and
+    answers as soon as there is one. Every message comes with all its attributes. A queue
+    with SQS's quota of messages in flight (120,000; FIFO 20,000) refuses with 403
+    OverLimit.
+
+    Args:
+        name (str):
+        body (Receive | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorResponse | ReceivedMessages
+    """
+
+    return sync_detailed(
+        name=name,
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    name: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: Receive | Unset = UNSET,
+) -> Response[ErrorResponse | ReceivedMessages]:
+    """Receive messages
+
+     Up to `max_messages` (1-100), each hidden from other receivers for the visibility
+    timeout. With `wait_seconds` (up to 20) the call waits for the first message and
+    answers as soon as there is one. Every message comes with all its attributes. A queue
+    with SQS's quota of messages in flight (120,000; FIFO 20,000) refuses with 403
+    OverLimit.
+
+    Args:
+        name (str):
+        body (Receive | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorResponse | ReceivedMessages]
+    """
+
+    kwargs = _get_kwargs(
+        name=name,
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    name: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: Receive | Unset = UNSET,
+) -> ErrorResponse | ReceivedMessages | None:
+    """Receive messages
+
+     Up to `max_messages` (1-100), each hidden from other receivers for the visibility
+    timeout. With `wait_seconds` (up to 20) the call waits for the first message and
+    answers as soon as there is one. Every message comes with all its attributes. A queue
+    with SQS's quota of messages in flight (120,000; FIFO 20,000) refuses with 403
+    OverLimit.
+
+    Args:
+        name (str):
+        body (Receive | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorResponse | ReceivedMessages
+    """
+
+    return (
+        await asyncio_detailed(
+            name=name,
+            client=client,
+            body=body,
+        )
+    ).parsed

@@ -1,0 +1,234 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_response import ErrorResponse
+from ...models.send_message import SendMessage
+from ...models.sent_message import SentMessage
+from ...types import Response
+
+
+def _get_kwargs(
+    name: str,
+    *,
+    body: SendMessage,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/queues/{name}/messages".format(
+            name=quote(str(name), safe=""),
+        ),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorResponse | SentMessage | None:
+    if response.status_code == 201:
+        response_201 = SentMessage.from_dict(response.json())
+
+        return response_201
+
+    if response.status_code == 400:
+        response_400 = ErrorResponse.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorResponse.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = ErrorResponse.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 413:
+        response_413 = ErrorResponse.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 503:
+        response_503 = ErrorResponse.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorResponse | SentMessage]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    name: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: SendMessage,
+) -> Response[ErrorResponse | SentMessage]:
+    """Send a message
+
+     Acknowledged once the message is durable. `delay_seconds` (0-900) or `delay_level`
+    (1-18, up to two hours) holds it back; FIFO queues need `group_id` (and `dedup_id`
+    unless the queue has ContentBasedDeduplication), and a duplicate within five minutes
+    answers with the first send's `message_id` and `sequence_number`. A message over the
+    queue's MaximumMessageSize (body and attributes) is a 413 MessageTooLong.
+
+    Args:
+        name (str):
+        body (SendMessage): A message to send. FIFO queues need `group_id`, and `dedup_id` unless
+            the queue
+            has ContentBasedDeduplication; they take no per-message delay.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorResponse | SentMessage]
+    """
+
+    kwargs = _get_kwargs(
+        name=name,
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    name: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: SendMessage,
+) -> ErrorResponse | SentMessage | None:
+    """Send a message
+
+     Acknowledged once the message is durable. `delay_seconds` (0-900) or `delay_level`
+    (1-18, up to two hours) holds it back; FIFO queues need `group_id` (and `dedup_id`
+    unless the queue has ContentBasedDeduplication), and a duplicate within five minutes
+    answers with the first send's `message_id` and `sequence_number`. A message over the
+    queue's MaximumMessageSize (body and attributes) is a 413 MessageTooLong.
+
+    Args:
+        name (str):
+        body (SendMessage): A message to send. FIFO queues need `group_id`, and `dedup_id` unless
+            the queue
+            has ContentBasedDeduplication; they take no per-message delay.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorResponse | SentMessage
+    """
+
+    return sync_detailed(
+        name=name,
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    name: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: SendMessage,
+) -> Response[ErrorResponse | SentMessage]:
+    """Send a message
+
+     Acknowledged once the message is durable. `delay_seconds` (0-900) or `delay_level`
+    (1-18, up to two hours) holds it back; FIFO queues need `group_id` (and `dedup_id`
+    unless the queue has ContentBasedDeduplication), and a duplicate within five minutes
+    answers with the first send's `message_id` and `sequence_number`. A message over the
+    queue's MaximumMessageSize (body and attributes) is a 413 MessageTooLong.
+
+    Args:
+        name (str):
+        body (SendMessage): A message to send. FIFO queues need `group_id`, and `dedup_id` unless
+            the queue
+            has ContentBasedDeduplication; they take no per-message delay.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorResponse | SentMessage]
+    """
+
+    kwargs = _get_kwargs(
+        name=name,
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    name: str,
+    *,
+    client: AuthenticatedClient | Client,
+    body: SendMessage,
+) -> ErrorResponse | SentMessage | None:
+    """Send a message
+
+     Acknowledged once the message is durable. `delay_seconds` (0-900) or `delay_level`
+    (1-18, up to two hours) holds it back; FIFO queues need `group_id` (and `dedup_id`
+    unless the queue has ContentBasedDeduplication), and a duplicate within five minutes
+    answers with the first send's `message_id` and `sequence_number`. A message over the
+    queue's MaximumMessageSize (body and attributes) is a 413 MessageTooLong.
+
+    Args:
+        name (str):
+        body (SendMessage): A message to send. FIFO queues need `group_id`, and `dedup_id` unless
+            the queue
+            has ContentBasedDeduplication; they take no per-message delay.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorResponse | SentMessage
+    """
+
+    return (
+        await asyncio_detailed(
+            name=name,
+            client=client,
+            body=body,
+        )
+    ).parsed

@@ -1,0 +1,117 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.create_queue_attributes_type_0 import CreateQueueAttributesType0
+    from ..models.create_queue_tags_type_0 import CreateQueueTagsType0
+
+
+T = TypeVar("T", bound="CreateQueue")
+
+
+@_attrs_define
+class CreateQueue:
+    """
+    Attributes:
+        name (str): 1 to 80 letters, digits, hyphens or underscores; a FIFO queue's name ends in `.fifo`.
+        attributes (CreateQueueAttributesType0 | None | Unset):
+        tags (CreateQueueTagsType0 | None | Unset):
+    """
+
+    name: str
+    attributes: CreateQueueAttributesType0 | None | Unset = UNSET
+    tags: CreateQueueTagsType0 | None | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.create_queue_attributes_type_0 import CreateQueueAttributesType0
+        from ..models.create_queue_tags_type_0 import CreateQueueTagsType0
+
+        name = self.name
+
+        attributes: dict[str, Any] | None | Unset
+        if isinstance(self.attributes, Unset):
+            attributes = UNSET
+        elif isinstance(self.attributes, CreateQueueAttributesType0):
+            attributes = self.attributes.to_dict()
+        else:
+            attributes = self.attributes
+
+        tags: dict[str, Any] | None | Unset
+        if isinstance(self.tags, Unset):
+            tags = UNSET
+        elif isinstance(self.tags, CreateQueueTagsType0):
+            tags = self.tags.to_dict()
+        else:
+            tags = self.tags
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "name": name,
+            }
+        )
+        if attributes is not UNSET:
+            field_dict["attributes"] = attributes
+        if tags is not UNSET:
+            field_dict["tags"] = tags
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.create_queue_attributes_type_0 import CreateQueueAttributesType0
+        from ..models.create_queue_tags_type_0 import CreateQueueTagsType0
+
+        d = dict(src_dict)
+        name = d.pop("name")
+
+        def _parse_attributes(
+            data: object,
+        ) -> CreateQueueAttributesType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                attributes_type_0 = CreateQueueAttributesType0.from_dict(data)
+
+                return attributes_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(CreateQueueAttributesType0 | None | Unset, data)
+
+        attributes = _parse_attributes(d.pop("attributes", UNSET))
+
+        def _parse_tags(data: object) -> CreateQueueTagsType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                tags_type_0 = CreateQueueTagsType0.from_dict(data)
+
+                return tags_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(CreateQueueTagsType0 | None | Unset, data)
+
+        tags = _parse_tags(d.pop("tags", UNSET))
+
+        create_queue = cls(
+            name=name,
+            attributes=attributes,
+            tags=tags,
+        )
+
+        return create_queue

@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.move_task_cancelled_status import (
+    MoveTaskCancelledStatus,
+    check_move_task_cancelled_status,
+)
+
+T = TypeVar("T", bound="MoveTaskCancelled")
+
+
+@_attrs_define
+class MoveTaskCancelled:
+    """
+    Attributes:
+        task_handle (str):
+        status (MoveTaskCancelledStatus):
+        moved (int):
+    """
+
+    task_handle: str
+    status: MoveTaskCancelledStatus
+    moved: int
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        task_handle = self.task_handle
+
+        status: str = self.status
+
+        moved = self.moved
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "task_handle": task_handle,
+                "status": status,
+                "moved": moved,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        task_handle = d.pop("task_handle")
+
+        status = check_move_task_cancelled_status(d.pop("status"))
+
+        moved = d.pop("moved")
+
+        move_task_cancelled = cls(
+            task_handle=task_handle,
+            status=status,
+            moved=moved,
+        )
+
+        move_task_cancelled.additional_properties = d
+        return move_task_cancelled
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+if TYPE_CHECKING:
+    from ..models.send_result import SendResult
+
+
+T = TypeVar("T", bound="SendBatchResults")
+
+
+@_attrs_define
+class SendBatchResults:
+    """
+    Attributes:
+        results (list[SendResult]):
+    """
+
+    results: list[SendResult]
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        results = []
+        for results_item_data in self.results:
+            results_item = results_item_data.to_dict()
+            results.append(results_item)
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "results": results,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.send_result import SendResult
+
+        d = dict(src_dict)
+        results = []
+        _results = d.pop("results")
+        for results_item_data in _results:
+            results_item = SendResult.from_dict(results_item_data)
+
+            results.append(results_item)
+
+        send_batch_results = cls(
+            results=results,
+        )
+
+        send_batch_results.additional_properties = d
+        return send_batch_results
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
