@@ -9,16 +9,12 @@ export interface components {
     schemas: {
         /**
          * Subscribe
-         * @description Start pushing the queue's messages to this connection (one subscription a queue).
+         * @description Start pushing the messages of a queue, or of a pull subscription of a topic, to this
+         *         connection (one subscription of the connection to each).
          */
         Subscribe: {
             /** @enum {unknown} */
             op: "subscribe";
-            /**
-             * @description 1 to 80 letters, digits, hyphens or underscores; a FIFO queue's name ends in `.fifo`.
-             * @example orders
-             */
-            queue: string;
             /**
              * @description The most messages this subscription may hold delivered and unsettled (not acked, nacked, or past their visibility timeout); 0 pauses it.
              * @default 10
@@ -28,6 +24,10 @@ export interface components {
             visibility_timeout?: number | null;
             /** @default null */
             id?: string | null;
+            /** @default null */
+            queue?: string | null;
+            /** @default null */
+            subscription?: string | null;
         };
         /**
          * SetCredit
@@ -36,15 +36,14 @@ export interface components {
         SetCredit: {
             /** @enum {unknown} */
             op: "credit";
-            /**
-             * @description 1 to 80 letters, digits, hyphens or underscores; a FIFO queue's name ends in `.fifo`.
-             * @example orders
-             */
-            queue: string;
             /** @description The most messages this subscription may hold delivered and unsettled (not acked, nacked, or past their visibility timeout); 0 pauses it. */
             credit: number;
             /** @default null */
             id?: string | null;
+            /** @default null */
+            queue?: string | null;
+            /** @default null */
+            subscription?: string | null;
         };
         /**
          * Unsubscribe
@@ -53,13 +52,12 @@ export interface components {
         Unsubscribe: {
             /** @enum {unknown} */
             op: "unsubscribe";
-            /**
-             * @description 1 to 80 letters, digits, hyphens or underscores; a FIFO queue's name ends in `.fifo`.
-             * @example orders
-             */
-            queue: string;
             /** @default null */
             id?: string | null;
+            /** @default null */
+            queue?: string | null;
+            /** @default null */
+            subscription?: string | null;
         };
         /**
          * Ack
@@ -68,15 +66,14 @@ export interface components {
         Ack: {
             /** @enum {unknown} */
             op: "ack";
-            /**
-             * @description 1 to 80 letters, digits, hyphens or underscores; a FIFO queue's name ends in `.fifo`.
-             * @example orders
-             */
-            queue: string;
-            /** @description 1 to 100 receipt handles of messages of the queue. */
+            /** @description 1 to 100 receipt handles of messages of the queue (the subscription). */
             receipt_handles: string[];
             /** @default null */
             id?: string | null;
+            /** @default null */
+            queue?: string | null;
+            /** @default null */
+            subscription?: string | null;
         };
         /**
          * Nack
@@ -85,12 +82,7 @@ export interface components {
         Nack: {
             /** @enum {unknown} */
             op: "nack";
-            /**
-             * @description 1 to 80 letters, digits, hyphens or underscores; a FIFO queue's name ends in `.fifo`.
-             * @example orders
-             */
-            queue: string;
-            /** @description 1 to 100 receipt handles of messages of the queue. */
+            /** @description 1 to 100 receipt handles of messages of the queue (the subscription). */
             receipt_handles: string[];
             /**
              * @description Seconds.
@@ -99,6 +91,10 @@ export interface components {
             delay_seconds?: number;
             /** @default null */
             id?: string | null;
+            /** @default null */
+            queue?: string | null;
+            /** @default null */
+            subscription?: string | null;
         };
         /**
          * Extend
@@ -107,39 +103,61 @@ export interface components {
         Extend: {
             /** @enum {unknown} */
             op: "extend";
-            /**
-             * @description 1 to 80 letters, digits, hyphens or underscores; a FIFO queue's name ends in `.fifo`.
-             * @example orders
-             */
-            queue: string;
-            /** @description 1 to 100 receipt handles of messages of the queue. */
+            /** @description 1 to 100 receipt handles of messages of the queue (the subscription). */
             receipt_handles: string[];
             /** @description Seconds. */
             visibility_timeout: number;
             /** @default null */
             id?: string | null;
+            /** @default null */
+            queue?: string | null;
+            /** @default null */
+            subscription?: string | null;
         };
         /**
-         * Publish
-         * @description Send messages, as the REST API's batch send: answered once they are durable.
+         * Seek
+         * @description Move a pull subscription's cursor to an `offset` of its topic's log, or to the
+         *         first message published at or after `timestamp` (one of the two): everything from
+         *         there is delivered again, and what was in flight is forgotten.
          */
-        Publish: {
+        Seek: {
             /** @enum {unknown} */
-            op: "publish";
+            op: "seek";
             /**
-             * @description 1 to 80 letters, digits, hyphens or underscores; a FIFO queue's name ends in `.fifo`.
-             * @example orders
+             * @description A subscription's id: the last part of its ARN.
+             * @example 3f1c0a1b-2c3d-4e5f-6071-8293a4b5c6d7
              */
-            queue: string;
-            /** @description 1 to 100 messages. */
-            messages: components["schemas"]["SendMessage"][];
+            subscription: string;
+            /** @default null */
+            offset?: number | null;
+            /** @default null */
+            timestamp?: number | null;
             /** @default null */
             id?: string | null;
         };
         /**
+         * Publish
+         * @description Send messages to a queue, as the REST API's batch send, or publish them to a topic
+         *         (one of the two): answered once they are durable.
+         */
+        Publish: {
+            /** @enum {unknown} */
+            op: "publish";
+            /** @default null */
+            id?: string | null;
+            /** @default null */
+            queue?: string | null;
+            /** @default null */
+            topic?: string | null;
+            /** @description 1 to 100 messages. */
+            messages: components["schemas"]["SendMessage"][];
+        };
+        /**
          * SendMessage
-         * @description A message to send. FIFO queues need `group_id`, and `dedup_id` unless the queue
-         *         has ContentBasedDeduplication; they take no per-message delay.
+         * @description A message to send to a queue or publish to a topic. FIFO queues and topics need
+         *         `group_id`, and `dedup_id` unless they have ContentBasedDeduplication; FIFO queues
+         *         take no per-message delay. Topics take `subject`, and neither delays nor system
+         *         attributes; queues take no `subject`.
          */
         SendMessage: {
             /**
@@ -163,6 +181,8 @@ export interface components {
             group_id?: string | null;
             /** @default null */
             dedup_id?: string | null;
+            /** @default null */
+            subject?: string | null;
         };
         /**
          * MessageAttributeValue
@@ -185,10 +205,13 @@ export interface components {
         Subscribed: {
             /** @enum {unknown} */
             type: "subscribed";
-            queue: string;
             credit: number;
             /** @default null */
             id?: string | null;
+            /** @default null */
+            queue?: string | null;
+            /** @default null */
+            subscription?: string | null;
         };
         /**
          * CreditSet
@@ -197,24 +220,30 @@ export interface components {
         CreditSet: {
             /** @enum {unknown} */
             type: "credit_set";
-            queue: string;
             credit: number;
             /** @default null */
             id?: string | null;
+            /** @default null */
+            queue?: string | null;
+            /** @default null */
+            subscription?: string | null;
         };
         /**
          * Unsubscribed
          * @description The answer to `unsubscribe`; or, with `reason` and no `id`, the server ended the
-         *         subscription (its queue was deleted).
+         *         subscription (its queue, or its topic subscription, was deleted).
          */
         Unsubscribed: {
             /** @enum {unknown} */
             type: "unsubscribed";
-            queue: string;
             /** @default null */
             reason?: components["schemas"]["ErrorDetail"] | null;
             /** @default null */
             id?: string | null;
+            /** @default null */
+            queue?: string | null;
+            /** @default null */
+            subscription?: string | null;
         };
         /** ErrorDetail */
         ErrorDetail: {
@@ -230,10 +259,13 @@ export interface components {
         Deliver: {
             /** @enum {unknown} */
             type: "deliver";
-            queue: string;
             messages: components["schemas"]["ReceivedMessage"][];
             /** @default null */
             id?: string | null;
+            /** @default null */
+            queue?: string | null;
+            /** @default null */
+            subscription?: string | null;
         };
         /** ReceivedMessage */
         ReceivedMessage: {
@@ -269,10 +301,13 @@ export interface components {
             type: "settled";
             /** @enum {unknown} */
             op: "ack" | "extend" | "nack";
-            queue: string;
             results: components["schemas"]["EntryResult"][];
             /** @default null */
             id?: string | null;
+            /** @default null */
+            queue?: string | null;
+            /** @default null */
+            subscription?: string | null;
         };
         /**
          * EntryResult
@@ -285,16 +320,33 @@ export interface components {
             error?: components["schemas"]["ErrorDetail"] | null;
         };
         /**
+         * CursorSet
+         * @description The answer to `seek`: the subscription gets the messages from `offset` on.
+         */
+        CursorSet: {
+            /** @enum {unknown} */
+            type: "cursor_set";
+            subscription: string;
+            offset: number;
+            /** @description The topic log's end: the next publish's offset. */
+            end_offset: number;
+            /** @default null */
+            id?: string | null;
+        };
+        /**
          * Published
          * @description The answer to `publish`: one result per message, in order.
          */
         Published: {
             /** @enum {unknown} */
             type: "published";
-            queue: string;
-            results: components["schemas"]["SendResult"][];
             /** @default null */
             id?: string | null;
+            /** @default null */
+            queue?: string | null;
+            /** @default null */
+            topic?: string | null;
+            results: components["schemas"]["SendResult"][];
         };
         /**
          * SendResult

@@ -330,6 +330,259 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/topics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List topics
+         * @description The caller's topics in name order, at most `limit` of them after the name `after`;
+         *     `next_after` is there when more follow.
+         */
+        get: operations["listTopics"];
+        put?: never;
+        /**
+         * Create a topic
+         * @description A `.fifo` name makes a FIFO topic (with the attribute `FifoTopic` `"true"`). Creating
+         *     a topic that exists with the same attributes returns it, as SNS's CreateTopic does;
+         *     other attributes are a 400 InvalidParameter.
+         */
+        post: operations["createTopic"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/topics/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Describe a topic
+         * @description Its attributes as SNS shows them, with how many subscriptions are confirmed and
+         *     pending.
+         */
+        get: operations["getTopic"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a topic
+         * @description Its subscriptions and its messages go with it, at once; the name can be used again
+         *     straight away, as on SNS.
+         */
+        delete: operations["deleteTopic"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a topic's attributes
+         * @description The given attributes change (an empty value removes one) and the rest stay; all are
+         *     checked before any changes. A topic's type (FifoTopic) cannot change.
+         */
+        patch: operations["setTopicAttributes"];
+        trace?: never;
+    };
+    "/v1/topics/{name}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a message
+         * @description Acknowledged once the message is durable in the topic's log; every subscription gets
+         *     it from there. `subject` is SNS's Subject; FIFO topics need `group_id` (and
+         *     `dedup_id` unless the topic has ContentBasedDeduplication), and a duplicate within
+         *     five minutes answers with the first publish's `message_id` and `sequence_number`.
+         *     Topics take no delays and no system attributes. At most 256 KiB of body and
+         *     attributes, as on SNS.
+         */
+        post: operations["publish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/topics/{name}/messages/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish up to 100 messages
+         * @description One log append for all of them. Each entry succeeds or fails on its own (`results`,
+         *     in request order, carry `message_id` or `error`); the whole request is refused, with
+         *     nothing published, when it is malformed or has no or more than 100 entries.
+         */
+        post: operations["publishBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/topics/{name}/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a topic's subscriptions
+         * @description In id order, at most `limit` of them after the id `after`; `next_after` is there when
+         *     more follow.
+         */
+        get: operations["listSubscriptions"];
+        put?: never;
+        /**
+         * Subscribe to a topic
+         * @description A `pull` subscription (named by its `endpoint`) gets every message published from now
+         *     on, to receive with /v1/subscriptions/{id}/receive or over WebSocket; an `sqs`
+         *     subscription copies them into the queue whose ARN is the endpoint; `http` and `https`
+         *     POST them to a webhook, once it confirmed the subscription. Subscribing an endpoint
+         *     that is subscribed already returns its subscription (with other attributes: a 400).
+         */
+        post: operations["subscribe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subscriptions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Describe a subscription
+         * @description Its attributes as SNS shows them (a pull subscription's with its VisibilityTimeout),
+         *     and for a pull subscription its approximate counts.
+         */
+        get: operations["getSubscription"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a subscription
+         * @description Its delivery state goes with it: a pull subscription's messages in flight are
+         *     forgotten, and its receipts delete nothing.
+         */
+        delete: operations["unsubscribe"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a subscription's attributes
+         * @description The given attributes change (an empty value removes one) and the rest stay; all are
+         *     checked before any changes, with SNS's rules and errors.
+         */
+        patch: operations["setSubscriptionAttributes"];
+        trace?: never;
+    };
+    "/v1/subscriptions/{id}/receive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a pull subscription's messages
+         * @description As from a queue: up to `max_messages` (1-100), each hidden from other receivers for
+         *     the visibility timeout (default: the subscription's VisibilityTimeout); with
+         *     `wait_seconds` (up to 20) the call waits for the first. Messages its filter policy
+         *     does not match are never delivered. Other subscriptions are a 400.
+         */
+        post: operations["receiveFromSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subscriptions/{id}/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a pull subscription's received messages
+         * @description Up to 100 receipt handles, as on a queue: a receipt from before the message was
+         *     received again (or from before a seek) succeeds and deletes nothing.
+         */
+        post: operations["deleteFromSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subscriptions/{id}/visibility": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change visibility timeouts of a pull subscription's messages
+         * @description Up to 100 entries, as on a queue; MessageNotInflight where the receipt is not the
+         *     message's current delivery.
+         */
+        post: operations["changeSubscriptionVisibility"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subscriptions/{id}/seek": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a pull subscription's cursor (replay, or skip ahead)
+         * @description To an `offset` of the topic's log (0 to its end), or to the first message published
+         *     at or after `timestamp`, reading tiered segments from the archive where the local
+         *     log no longer has them. Every message from there on is delivered again; what was in
+         *     flight is forgotten, and its receipts delete nothing. Other subscriptions are a 400.
+         */
+        post: operations["seek"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -362,6 +615,40 @@ export interface components {
             /**
              * @description 1 to 80 letters, digits, hyphens or underscores; a FIFO queue's name ends in `.fifo`.
              * @example orders
+             */
+            name: string;
+            /** @default null */
+            attributes?: {
+                [key: string]: string;
+            } | null;
+            /** @default null */
+            tags?: {
+                [key: string]: string;
+            } | null;
+        };
+        /**
+         * CreateSubscription
+         * @description Subscribe to the topic. `pull` subscriptions are received from with this API and
+         *     the WebSocket API; TideMQ delivers the others itself.
+         */
+        CreateSubscription: {
+            /** @enum {unknown} */
+            protocol: "http" | "https" | "pull" | "sqs";
+            /**
+             * @description pull: the subscription's name within the topic (letters, digits, `-`, `_`, `.`); sqs: the queue's ARN; http, https: the webhook's URL.
+             * @example analytics
+             */
+            endpoint: string;
+            /** @default null */
+            attributes?: {
+                [key: string]: string;
+            } | null;
+        };
+        /** CreateTopic */
+        CreateTopic: {
+            /**
+             * @description 1 to 256 letters, digits, hyphens or underscores; a FIFO topic's name ends in `.fifo`.
+             * @example news
              */
             name: string;
             /** @default null */
@@ -478,6 +765,12 @@ export interface components {
             newest_archived_timestamp: number | null;
             segments: components["schemas"]["ArchivedSegment"][];
         };
+        /** PublishedMessage */
+        PublishedMessage: {
+            message_id: string;
+            /** @default null */
+            sequence_number?: string | null;
+        };
         /**
          * Queue
          * @description A queue: its attributes (defaults included) and its approximate counts.
@@ -575,6 +868,17 @@ export interface components {
         RemoveTags: {
             keys: string[];
         };
+        /**
+         * Seek
+         * @description Where to move a pull subscription's cursor: an `offset`, or the first message
+         *     published at or after `timestamp`. Give one of the two.
+         */
+        Seek: {
+            /** @default null */
+            offset?: number | null;
+            /** @default null */
+            timestamp?: number | null;
+        };
         /** SendBatch */
         SendBatch: {
             /** @description 1 to 100 entries. */
@@ -586,8 +890,10 @@ export interface components {
         };
         /**
          * SendMessage
-         * @description A message to send. FIFO queues need `group_id`, and `dedup_id` unless the queue
-         *     has ContentBasedDeduplication; they take no per-message delay.
+         * @description A message to send to a queue or publish to a topic. FIFO queues and topics need
+         *     `group_id`, and `dedup_id` unless they have ContentBasedDeduplication; FIFO queues
+         *     take no per-message delay. Topics take `subject`, and neither delays nor system
+         *     attributes; queues take no `subject`.
          */
         SendMessage: {
             /**
@@ -611,6 +917,8 @@ export interface components {
             group_id?: string | null;
             /** @default null */
             dedup_id?: string | null;
+            /** @default null */
+            subject?: string | null;
         };
         /**
          * SendResult
@@ -650,6 +958,39 @@ export interface components {
                 [key: string]: string;
             };
         };
+        /** SetSubscriptionAttributes */
+        SetSubscriptionAttributes: {
+            /**
+             * @description SNS's subscription attribute names and string values: FilterPolicy, FilterPolicyScope, RedrivePolicy, RawMessageDelivery (sqs, http, https), DeliveryPolicy (http, https) and, for pull subscriptions, VisibilityTimeout (seconds, default 30) and a RedrivePolicy with `maxReceiveCount`.
+             * @example {
+             *       "FilterPolicy": "{\"colour\": [\"red\"]}"
+             *     }
+             */
+            attributes: {
+                [key: string]: string;
+            };
+        };
+        /** SetTopicAttributes */
+        SetTopicAttributes: {
+            /**
+             * @description SNS's topic attribute names and string values: DisplayName, Policy, DeliveryPolicy, SignatureVersion, TracingConfig, KmsMasterKeyId and, for FIFO topics, FifoTopic, ContentBasedDeduplication, FifoThroughputScope, ArchivePolicy.
+             * @example {
+             *       "DisplayName": "News"
+             *     }
+             */
+            attributes: {
+                [key: string]: string;
+            };
+        };
+        /**
+         * Sought
+         * @description The subscription's cursor after the seek: it gets the messages from `offset` on.
+         */
+        Sought: {
+            offset: number;
+            /** @description The topic log's end: the next publish's offset. */
+            end_offset: number;
+        };
         /**
          * StartMoveTask
          * @description Moves the dead-letter queue's messages to `destination`, or each back to the queue
@@ -661,11 +1002,74 @@ export interface components {
             /** @default null */
             max_per_second?: number | null;
         };
+        /**
+         * Subscription
+         * @description A subscription: its attributes as SNS's GetSubscriptionAttributes shows them.
+         */
+        Subscription: {
+            id: string;
+            arn: string;
+            topic: string;
+            topic_arn: string;
+            protocol: string;
+            endpoint: string;
+            /** @description http, https: waiting for confirmation. */
+            pending: boolean;
+            /** @description ms since the epoch */
+            created_timestamp: number;
+            attributes: {
+                [key: string]: string;
+            };
+            /** @default null */
+            stats?: components["schemas"]["SubscriptionStats"] | null;
+        };
+        /** SubscriptionList */
+        SubscriptionList: {
+            subscriptions: components["schemas"]["Subscription"][];
+            /** @default null */
+            next_after?: string | null;
+        };
+        /**
+         * SubscriptionStats
+         * @description Approximate counts of a pull subscription.
+         */
+        SubscriptionStats: {
+            /** @description Messages it may receive now. */
+            visible: number;
+            /** @description Received and neither deleted nor visible again. */
+            in_flight: number;
+        };
         /** TagList */
         TagList: {
             tags: {
                 [key: string]: string;
             };
+        };
+        /**
+         * Topic
+         * @description A topic: its attributes as SNS's GetTopicAttributes shows them, with the counts of
+         *     its subscriptions.
+         */
+        Topic: {
+            name: string;
+            arn: string;
+            fifo: boolean;
+            /** @description ms since the epoch */
+            created_timestamp: number;
+            attributes: {
+                [key: string]: string;
+            };
+        };
+        /** TopicList */
+        TopicList: {
+            topics: components["schemas"]["TopicRef"][];
+            /** @default null */
+            next_after?: string | null;
+        };
+        /** TopicRef */
+        TopicRef: {
+            name: string;
+            arn: string;
         };
         /** VisibilityChange */
         VisibilityChange: {
@@ -847,7 +1251,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No such queue or task in the caller's account */
+            /** @description No such queue, task, topic or subscription in the caller's account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -907,7 +1311,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No such queue or task in the caller's account */
+            /** @description No such queue, task, topic or subscription in the caller's account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -973,7 +1377,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No such queue or task in the caller's account */
+            /** @description No such queue, task, topic or subscription in the caller's account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1042,7 +1446,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No such queue or task in the caller's account */
+            /** @description No such queue, task, topic or subscription in the caller's account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1113,7 +1517,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No such queue or task in the caller's account */
+            /** @description No such queue, task, topic or subscription in the caller's account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1175,7 +1579,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No such queue or task in the caller's account */
+            /** @description No such queue, task, topic or subscription in the caller's account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1241,7 +1645,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No such queue or task in the caller's account */
+            /** @description No such queue, task, topic or subscription in the caller's account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1316,7 +1720,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No such queue or task in the caller's account */
+            /** @description No such queue, task, topic or subscription in the caller's account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1387,7 +1791,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No such queue or task in the caller's account */
+            /** @description No such queue, task, topic or subscription in the caller's account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1453,7 +1857,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No such queue or task in the caller's account */
+            /** @description No such queue, task, topic or subscription in the caller's account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1528,7 +1932,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No such queue or task in the caller's account */
+            /** @description No such queue, task, topic or subscription in the caller's account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1612,7 +2016,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No such queue or task in the caller's account */
+            /** @description No such queue, task, topic or subscription in the caller's account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1687,7 +2091,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No such queue or task in the caller's account */
+            /** @description No such queue, task, topic or subscription in the caller's account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1762,7 +2166,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No such queue or task in the caller's account */
+            /** @description No such queue, task, topic or subscription in the caller's account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1835,7 +2239,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No such queue or task in the caller's account */
+            /** @description No such queue, task, topic or subscription in the caller's account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1901,7 +2305,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No such queue or task in the caller's account */
+            /** @description No such queue, task, topic or subscription in the caller's account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1978,7 +2382,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No such queue or task in the caller's account */
+            /** @description No such queue, task, topic or subscription in the caller's account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2049,8 +2453,1115 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No such queue or task in the caller's account */
+            /** @description No such queue, task, topic or subscription in the caller's account */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The control plane is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listTopics: {
+        parameters: {
+            query?: {
+                /** @description Most topics in one page. */
+                limit?: number;
+                /** @description Only names after this one (a page's `next_after`). */
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopicList"];
+                };
+            };
+            /** @description Bad input: nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The control plane is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createTopic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTopic"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Topic"];
+                };
+            };
+            /** @description Bad input: nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request, a message or a batch is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The control plane is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getTopic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 1 to 256 letters, digits, hyphens or underscores; a FIFO topic's name ends in `.fifo`.
+                 * @example news
+                 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Topic"];
+                };
+            };
+            /** @description Bad input: nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such queue, task, topic or subscription in the caller's account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The control plane is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteTopic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 1 to 256 letters, digits, hyphens or underscores; a FIFO topic's name ends in `.fifo`.
+                 * @example news
+                 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input: nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such queue, task, topic or subscription in the caller's account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The control plane is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    setTopicAttributes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 1 to 256 letters, digits, hyphens or underscores; a FIFO topic's name ends in `.fifo`.
+                 * @example news
+                 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetTopicAttributes"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Topic"];
+                };
+            };
+            /** @description Bad input: nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such queue, task, topic or subscription in the caller's account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request, a message or a batch is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The control plane is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    publish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 1 to 256 letters, digits, hyphens or underscores; a FIFO topic's name ends in `.fifo`.
+                 * @example news
+                 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendMessage"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublishedMessage"];
+                };
+            };
+            /** @description Bad input: nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such queue, task, topic or subscription in the caller's account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request, a message or a batch is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The control plane is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    publishBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 1 to 256 letters, digits, hyphens or underscores; a FIFO topic's name ends in `.fifo`.
+                 * @example news
+                 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendBatch"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SendBatchResults"];
+                };
+            };
+            /** @description Bad input: nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such queue, task, topic or subscription in the caller's account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request, a message or a batch is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The control plane is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listSubscriptions: {
+        parameters: {
+            query?: {
+                /** @description Most subscriptions in one page. */
+                limit?: number;
+                /** @description Only ids after this one (a page's `next_after`). */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description 1 to 256 letters, digits, hyphens or underscores; a FIFO topic's name ends in `.fifo`.
+                 * @example news
+                 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionList"];
+                };
+            };
+            /** @description Bad input: nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such queue, task, topic or subscription in the caller's account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The control plane is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    subscribe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description 1 to 256 letters, digits, hyphens or underscores; a FIFO topic's name ends in `.fifo`.
+                 * @example news
+                 */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSubscription"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            /** @description Bad input: nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such queue, task, topic or subscription in the caller's account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request, a message or a batch is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The control plane is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A subscription's id: the last part of its ARN.
+                 * @example 3f1c0a1b-2c3d-4e5f-6071-8293a4b5c6d7
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            /** @description Bad input: nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such queue, task, topic or subscription in the caller's account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The control plane is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    unsubscribe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A subscription's id: the last part of its ARN.
+                 * @example 3f1c0a1b-2c3d-4e5f-6071-8293a4b5c6d7
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input: nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such queue, task, topic or subscription in the caller's account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The control plane is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    setSubscriptionAttributes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A subscription's id: the last part of its ARN.
+                 * @example 3f1c0a1b-2c3d-4e5f-6071-8293a4b5c6d7
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetSubscriptionAttributes"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            /** @description Bad input: nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such queue, task, topic or subscription in the caller's account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request, a message or a batch is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The control plane is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    receiveFromSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A subscription's id: the last part of its ARN.
+                 * @example 3f1c0a1b-2c3d-4e5f-6071-8293a4b5c6d7
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["Receive"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceivedMessages"];
+                };
+            };
+            /** @description Bad input: nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A quota is reached */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such queue, task, topic or subscription in the caller's account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request, a message or a batch is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The control plane is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteFromSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A subscription's id: the last part of its ARN.
+                 * @example 3f1c0a1b-2c3d-4e5f-6071-8293a4b5c6d7
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteMessages"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntryResults"];
+                };
+            };
+            /** @description Bad input: nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such queue, task, topic or subscription in the caller's account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request, a message or a batch is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The control plane is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    changeSubscriptionVisibility: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A subscription's id: the last part of its ARN.
+                 * @example 3f1c0a1b-2c3d-4e5f-6071-8293a4b5c6d7
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangeVisibility"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntryResults"];
+                };
+            };
+            /** @description Bad input: nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such queue, task, topic or subscription in the caller's account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request, a message or a batch is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The control plane is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    seek: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A subscription's id: the last part of its ARN.
+                 * @example 3f1c0a1b-2c3d-4e5f-6071-8293a4b5c6d7
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Seek"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sought"];
+                };
+            };
+            /** @description Bad input: nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such queue, task, topic or subscription in the caller's account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request, a message or a batch is too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

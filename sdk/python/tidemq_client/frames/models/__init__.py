@@ -4,6 +4,8 @@ from .ack import Ack
 from .ack_op import AckOp
 from .credit_set import CreditSet
 from .credit_set_type import CreditSetType
+from .cursor_set import CursorSet
+from .cursor_set_type import CursorSetType
 from .deliver import Deliver
 from .deliver_type import DeliverType
 from .entry_result import EntryResult
@@ -22,6 +24,8 @@ from .published_type import PublishedType
 from .received_message import ReceivedMessage
 from .received_message_attributes import ReceivedMessageAttributes
 from .received_message_system_attributes import ReceivedMessageSystemAttributes
+from .seek import Seek
+from .seek_op import SeekOp
 from .send_message import SendMessage
 from .send_message_attributes_type_0 import SendMessageAttributesType0
 from .send_message_system_attributes_type_0 import SendMessageSystemAttributesType0
@@ -45,6 +49,8 @@ __all__ = (
     "AckOp",
     "CreditSet",
     "CreditSetType",
+    "CursorSet",
+    "CursorSetType",
     "Deliver",
     "DeliverType",
     "EntryResult",
@@ -63,6 +69,8 @@ __all__ = (
     "ReceivedMessage",
     "ReceivedMessageAttributes",
     "ReceivedMessageSystemAttributes",
+    "Seek",
+    "SeekOp",
     "SendMessage",
     "SendMessageAttributesType0",
     "SendMessageSystemAttributesType0",

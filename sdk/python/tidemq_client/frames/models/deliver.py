@@ -23,21 +23,21 @@ class Deliver:
 
     Attributes:
         type_ (DeliverType):
-        queue (str):
         messages (list[ReceivedMessage]):
         id (None | str | Unset):
+        queue (None | str | Unset):
+        subscription (None | str | Unset):
     """
 
     type_: DeliverType
-    queue: str
     messages: list[ReceivedMessage]
     id: None | str | Unset = UNSET
+    queue: None | str | Unset = UNSET
+    subscription: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         type_: str = self.type_
-
-        queue = self.queue
 
         messages = []
         for messages_item_data in self.messages:
@@ -50,17 +50,32 @@ class Deliver:
         else:
             id = self.id
 
+        queue: None | str | Unset
+        if isinstance(self.queue, Unset):
+            queue = UNSET
+        else:
+            queue = self.queue
+
+        subscription: None | str | Unset
+        if isinstance(self.subscription, Unset):
+            subscription = UNSET
+        else:
+            subscription = self.subscription
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
                 "type": type_,
-                "queue": queue,
                 "messages": messages,
             }
         )
         if id is not UNSET:
             field_dict["id"] = id
+        if queue is not UNSET:
+            field_dict["queue"] = queue
+        if subscription is not UNSET:
+            field_dict["subscription"] = subscription
 
         return field_dict
 
@@ -70,8 +85,6 @@ class Deliver:
 
         d = dict(src_dict)
         type_ = check_deliver_type(d.pop("type"))
-
-        queue = d.pop("queue")
 
         messages = []
         _messages = d.pop("messages")
@@ -89,11 +102,30 @@ class Deliver:
 
         id = _parse_id(d.pop("id", UNSET))
 
+        def _parse_queue(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        queue = _parse_queue(d.pop("queue", UNSET))
+
+        def _parse_subscription(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        subscription = _parse_subscription(d.pop("subscription", UNSET))
+
         deliver = cls(
             type_=type_,
-            queue=queue,
             messages=messages,
             id=id,
+            queue=queue,
+            subscription=subscription,
         )
 
         deliver.additional_properties = d

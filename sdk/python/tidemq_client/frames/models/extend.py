@@ -17,22 +17,22 @@ class Extend:
 
     Attributes:
         op (ExtendOp):
-        queue (str): 1 to 80 letters, digits, hyphens or underscores; a FIFO queue's name ends in `.fifo`.
-        receipt_handles (list[str]): 1 to 100 receipt handles of messages of the queue.
+        receipt_handles (list[str]): 1 to 100 receipt handles of messages of the queue (the subscription).
         visibility_timeout (int): Seconds.
         id (None | str | Unset):
+        queue (None | str | Unset):
+        subscription (None | str | Unset):
     """
 
     op: ExtendOp
-    queue: str
     receipt_handles: list[str]
     visibility_timeout: int
     id: None | str | Unset = UNSET
+    queue: None | str | Unset = UNSET
+    subscription: None | str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         op: str = self.op
-
-        queue = self.queue
 
         receipt_handles = self.receipt_handles
 
@@ -44,18 +44,33 @@ class Extend:
         else:
             id = self.id
 
+        queue: None | str | Unset
+        if isinstance(self.queue, Unset):
+            queue = UNSET
+        else:
+            queue = self.queue
+
+        subscription: None | str | Unset
+        if isinstance(self.subscription, Unset):
+            subscription = UNSET
+        else:
+            subscription = self.subscription
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
             {
                 "op": op,
-                "queue": queue,
                 "receipt_handles": receipt_handles,
                 "visibility_timeout": visibility_timeout,
             }
         )
         if id is not UNSET:
             field_dict["id"] = id
+        if queue is not UNSET:
+            field_dict["queue"] = queue
+        if subscription is not UNSET:
+            field_dict["subscription"] = subscription
 
         return field_dict
 
@@ -63,8 +78,6 @@ class Extend:
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
         op = check_extend_op(d.pop("op"))
-
-        queue = d.pop("queue")
 
         receipt_handles = cast(list[str], d.pop("receipt_handles"))
 
@@ -79,12 +92,31 @@ class Extend:
 
         id = _parse_id(d.pop("id", UNSET))
 
+        def _parse_queue(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        queue = _parse_queue(d.pop("queue", UNSET))
+
+        def _parse_subscription(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        subscription = _parse_subscription(d.pop("subscription", UNSET))
+
         extend = cls(
             op=op,
-            queue=queue,
             receipt_handles=receipt_handles,
             visibility_timeout=visibility_timeout,
             id=id,
+            queue=queue,
+            subscription=subscription,
         )
 
         return extend

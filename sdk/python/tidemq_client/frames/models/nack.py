@@ -17,22 +17,22 @@ class Nack:
 
     Attributes:
         op (NackOp):
-        queue (str): 1 to 80 letters, digits, hyphens or underscores; a FIFO queue's name ends in `.fifo`.
-        receipt_handles (list[str]): 1 to 100 receipt handles of messages of the queue.
+        receipt_handles (list[str]): 1 to 100 receipt handles of messages of the queue (the subscription).
         delay_seconds (int | Unset): Seconds. Default: 0.
         id (None | str | Unset):
+        queue (None | str | Unset):
+        subscription (None | str | Unset):
     """
 
     op: NackOp
-    queue: str
     receipt_handles: list[str]
     delay_seconds: int | Unset = 0
     id: None | str | Unset = UNSET
+    queue: None | str | Unset = UNSET
+    subscription: None | str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         op: str = self.op
-
-        queue = self.queue
 
         receipt_handles = self.receipt_handles
 
@@ -44,12 +44,23 @@ class Nack:
         else:
             id = self.id
 
+        queue: None | str | Unset
+        if isinstance(self.queue, Unset):
+            queue = UNSET
+        else:
+            queue = self.queue
+
+        subscription: None | str | Unset
+        if isinstance(self.subscription, Unset):
+            subscription = UNSET
+        else:
+            subscription = self.subscription
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
             {
                 "op": op,
-                "queue": queue,
                 "receipt_handles": receipt_handles,
             }
         )
@@ -57,6 +68,10 @@ class Nack:
             field_dict["delay_seconds"] = delay_seconds
         if id is not UNSET:
             field_dict["id"] = id
+        if queue is not UNSET:
+            field_dict["queue"] = queue
+        if subscription is not UNSET:
+            field_dict["subscription"] = subscription
 
         return field_dict
 
@@ -64,8 +79,6 @@ class Nack:
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
         op = check_nack_op(d.pop("op"))
-
-        queue = d.pop("queue")
 
         receipt_handles = cast(list[str], d.pop("receipt_handles"))
 
@@ -80,12 +93,31 @@ class Nack:
 
         id = _parse_id(d.pop("id", UNSET))
 
+        def _parse_queue(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        queue = _parse_queue(d.pop("queue", UNSET))
+
+        def _parse_subscription(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        subscription = _parse_subscription(d.pop("subscription", UNSET))
+
         nack = cls(
             op=op,
-            queue=queue,
             receipt_handles=receipt_handles,
             delay_seconds=delay_seconds,
             id=id,
+            queue=queue,
+            subscription=subscription,
         )
 
         return nack

@@ -17,24 +17,25 @@ T = TypeVar("T", bound="Publish")
 
 @_attrs_define
 class Publish:
-    """Send messages, as the REST API's batch send: answered once they are durable.
+    """Send messages to a queue, as the REST API's batch send, or publish them to a topic
+    (one of the two): answered once they are durable.
 
     Attributes:
         op (PublishOp):
-        queue (str): 1 to 80 letters, digits, hyphens or underscores; a FIFO queue's name ends in `.fifo`.
         messages (list[SendMessage]): 1 to 100 messages.
         id (None | str | Unset):
+        queue (None | str | Unset):
+        topic (None | str | Unset):
     """
 
     op: PublishOp
-    queue: str
     messages: list[SendMessage]
     id: None | str | Unset = UNSET
+    queue: None | str | Unset = UNSET
+    topic: None | str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         op: str = self.op
-
-        queue = self.queue
 
         messages = []
         for messages_item_data in self.messages:
@@ -47,17 +48,32 @@ class Publish:
         else:
             id = self.id
 
+        queue: None | str | Unset
+        if isinstance(self.queue, Unset):
+            queue = UNSET
+        else:
+            queue = self.queue
+
+        topic: None | str | Unset
+        if isinstance(self.topic, Unset):
+            topic = UNSET
+        else:
+            topic = self.topic
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
             {
                 "op": op,
-                "queue": queue,
                 "messages": messages,
             }
         )
         if id is not UNSET:
             field_dict["id"] = id
+        if queue is not UNSET:
+            field_dict["queue"] = queue
+        if topic is not UNSET:
+            field_dict["topic"] = topic
 
         return field_dict
 
@@ -67,8 +83,6 @@ class Publish:
 
         d = dict(src_dict)
         op = check_publish_op(d.pop("op"))
-
-        queue = d.pop("queue")
 
         messages = []
         _messages = d.pop("messages")
@@ -86,11 +100,30 @@ class Publish:
 
         id = _parse_id(d.pop("id", UNSET))
 
+        def _parse_queue(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        queue = _parse_queue(d.pop("queue", UNSET))
+
+        def _parse_topic(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        topic = _parse_topic(d.pop("topic", UNSET))
+
         publish = cls(
             op=op,
-            queue=queue,
             messages=messages,
             id=id,
+            queue=queue,
+            topic=topic,
         )
 
         return publish

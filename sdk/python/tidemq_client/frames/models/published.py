@@ -22,21 +22,21 @@ class Published:
 
     Attributes:
         type_ (PublishedType):
-        queue (str):
         results (list[SendResult]):
         id (None | str | Unset):
+        queue (None | str | Unset):
+        topic (None | str | Unset):
     """
 
     type_: PublishedType
-    queue: str
     results: list[SendResult]
     id: None | str | Unset = UNSET
+    queue: None | str | Unset = UNSET
+    topic: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         type_: str = self.type_
-
-        queue = self.queue
 
         results = []
         for results_item_data in self.results:
@@ -49,17 +49,32 @@ class Published:
         else:
             id = self.id
 
+        queue: None | str | Unset
+        if isinstance(self.queue, Unset):
+            queue = UNSET
+        else:
+            queue = self.queue
+
+        topic: None | str | Unset
+        if isinstance(self.topic, Unset):
+            topic = UNSET
+        else:
+            topic = self.topic
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
                 "type": type_,
-                "queue": queue,
                 "results": results,
             }
         )
         if id is not UNSET:
             field_dict["id"] = id
+        if queue is not UNSET:
+            field_dict["queue"] = queue
+        if topic is not UNSET:
+            field_dict["topic"] = topic
 
         return field_dict
 
@@ -69,8 +84,6 @@ class Published:
 
         d = dict(src_dict)
         type_ = check_published_type(d.pop("type"))
-
-        queue = d.pop("queue")
 
         results = []
         _results = d.pop("results")
@@ -88,11 +101,30 @@ class Published:
 
         id = _parse_id(d.pop("id", UNSET))
 
+        def _parse_queue(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        queue = _parse_queue(d.pop("queue", UNSET))
+
+        def _parse_topic(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        topic = _parse_topic(d.pop("topic", UNSET))
+
         published = cls(
             type_=type_,
-            queue=queue,
             results=results,
             id=id,
+            queue=queue,
+            topic=topic,
         )
 
         published.additional_properties = d

@@ -17,21 +17,21 @@ class SetCredit:
 
     Attributes:
         op (SetCreditOp):
-        queue (str): 1 to 80 letters, digits, hyphens or underscores; a FIFO queue's name ends in `.fifo`.
         credit (int): The most messages this subscription may hold delivered and unsettled (not acked, nacked, or past
             their visibility timeout); 0 pauses it.
         id (None | str | Unset):
+        queue (None | str | Unset):
+        subscription (None | str | Unset):
     """
 
     op: SetCreditOp
-    queue: str
     credit: int
     id: None | str | Unset = UNSET
+    queue: None | str | Unset = UNSET
+    subscription: None | str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         op: str = self.op
-
-        queue = self.queue
 
         credit = self.credit
 
@@ -41,17 +41,32 @@ class SetCredit:
         else:
             id = self.id
 
+        queue: None | str | Unset
+        if isinstance(self.queue, Unset):
+            queue = UNSET
+        else:
+            queue = self.queue
+
+        subscription: None | str | Unset
+        if isinstance(self.subscription, Unset):
+            subscription = UNSET
+        else:
+            subscription = self.subscription
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
             {
                 "op": op,
-                "queue": queue,
                 "credit": credit,
             }
         )
         if id is not UNSET:
             field_dict["id"] = id
+        if queue is not UNSET:
+            field_dict["queue"] = queue
+        if subscription is not UNSET:
+            field_dict["subscription"] = subscription
 
         return field_dict
 
@@ -59,8 +74,6 @@ class SetCredit:
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
         op = check_set_credit_op(d.pop("op"))
-
-        queue = d.pop("queue")
 
         credit = d.pop("credit")
 
@@ -73,11 +86,30 @@ class SetCredit:
 
         id = _parse_id(d.pop("id", UNSET))
 
+        def _parse_queue(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        queue = _parse_queue(d.pop("queue", UNSET))
+
+        def _parse_subscription(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        subscription = _parse_subscription(d.pop("subscription", UNSET))
+
         set_credit = cls(
             op=op,
-            queue=queue,
             credit=credit,
             id=id,
+            queue=queue,
+            subscription=subscription,
         )
 
         return set_credit

@@ -24,24 +24,24 @@ class Settled:
     Attributes:
         type_ (SettledType):
         op (SettledOp):
-        queue (str):
         results (list[EntryResult]):
         id (None | str | Unset):
+        queue (None | str | Unset):
+        subscription (None | str | Unset):
     """
 
     type_: SettledType
     op: SettledOp
-    queue: str
     results: list[EntryResult]
     id: None | str | Unset = UNSET
+    queue: None | str | Unset = UNSET
+    subscription: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         type_: str = self.type_
 
         op: str = self.op
-
-        queue = self.queue
 
         results = []
         for results_item_data in self.results:
@@ -54,18 +54,33 @@ class Settled:
         else:
             id = self.id
 
+        queue: None | str | Unset
+        if isinstance(self.queue, Unset):
+            queue = UNSET
+        else:
+            queue = self.queue
+
+        subscription: None | str | Unset
+        if isinstance(self.subscription, Unset):
+            subscription = UNSET
+        else:
+            subscription = self.subscription
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
                 "type": type_,
                 "op": op,
-                "queue": queue,
                 "results": results,
             }
         )
         if id is not UNSET:
             field_dict["id"] = id
+        if queue is not UNSET:
+            field_dict["queue"] = queue
+        if subscription is not UNSET:
+            field_dict["subscription"] = subscription
 
         return field_dict
 
@@ -77,8 +92,6 @@ class Settled:
         type_ = check_settled_type(d.pop("type"))
 
         op = check_settled_op(d.pop("op"))
-
-        queue = d.pop("queue")
 
         results = []
         _results = d.pop("results")
@@ -96,12 +109,31 @@ class Settled:
 
         id = _parse_id(d.pop("id", UNSET))
 
+        def _parse_queue(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        queue = _parse_queue(d.pop("queue", UNSET))
+
+        def _parse_subscription(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        subscription = _parse_subscription(d.pop("subscription", UNSET))
+
         settled = cls(
             type_=type_,
             op=op,
-            queue=queue,
             results=results,
             id=id,
+            queue=queue,
+            subscription=subscription,
         )
 
         settled.additional_properties = d

@@ -13,27 +13,28 @@ T = TypeVar("T", bound="Subscribe")
 
 @_attrs_define
 class Subscribe:
-    """Start pushing the queue's messages to this connection (one subscription a queue).
+    """Start pushing the messages of a queue, or of a pull subscription of a topic, to this
+    connection (one subscription of the connection to each).
 
     Attributes:
         op (SubscribeOp):
-        queue (str): 1 to 80 letters, digits, hyphens or underscores; a FIFO queue's name ends in `.fifo`.
         credit (int | Unset): The most messages this subscription may hold delivered and unsettled (not acked, nacked,
             or past their visibility timeout); 0 pauses it. Default: 10.
         visibility_timeout (int | None | Unset):
         id (None | str | Unset):
+        queue (None | str | Unset):
+        subscription (None | str | Unset):
     """
 
     op: SubscribeOp
-    queue: str
     credit: int | Unset = 10
     visibility_timeout: int | None | Unset = UNSET
     id: None | str | Unset = UNSET
+    queue: None | str | Unset = UNSET
+    subscription: None | str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         op: str = self.op
-
-        queue = self.queue
 
         credit = self.credit
 
@@ -49,12 +50,23 @@ class Subscribe:
         else:
             id = self.id
 
+        queue: None | str | Unset
+        if isinstance(self.queue, Unset):
+            queue = UNSET
+        else:
+            queue = self.queue
+
+        subscription: None | str | Unset
+        if isinstance(self.subscription, Unset):
+            subscription = UNSET
+        else:
+            subscription = self.subscription
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
             {
                 "op": op,
-                "queue": queue,
             }
         )
         if credit is not UNSET:
@@ -63,6 +75,10 @@ class Subscribe:
             field_dict["visibility_timeout"] = visibility_timeout
         if id is not UNSET:
             field_dict["id"] = id
+        if queue is not UNSET:
+            field_dict["queue"] = queue
+        if subscription is not UNSET:
+            field_dict["subscription"] = subscription
 
         return field_dict
 
@@ -70,8 +86,6 @@ class Subscribe:
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
         op = check_subscribe_op(d.pop("op"))
-
-        queue = d.pop("queue")
 
         credit = d.pop("credit", UNSET)
 
@@ -95,12 +109,31 @@ class Subscribe:
 
         id = _parse_id(d.pop("id", UNSET))
 
+        def _parse_queue(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        queue = _parse_queue(d.pop("queue", UNSET))
+
+        def _parse_subscription(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        subscription = _parse_subscription(d.pop("subscription", UNSET))
+
         subscribe = cls(
             op=op,
-            queue=queue,
             credit=credit,
             visibility_timeout=visibility_timeout,
             id=id,
+            queue=queue,
+            subscription=subscription,
         )
 
         return subscribe

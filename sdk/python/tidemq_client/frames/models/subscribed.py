@@ -18,21 +18,21 @@ class Subscribed:
 
     Attributes:
         type_ (SubscribedType):
-        queue (str):
         credit (int):
         id (None | str | Unset):
+        queue (None | str | Unset):
+        subscription (None | str | Unset):
     """
 
     type_: SubscribedType
-    queue: str
     credit: int
     id: None | str | Unset = UNSET
+    queue: None | str | Unset = UNSET
+    subscription: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         type_: str = self.type_
-
-        queue = self.queue
 
         credit = self.credit
 
@@ -42,17 +42,32 @@ class Subscribed:
         else:
             id = self.id
 
+        queue: None | str | Unset
+        if isinstance(self.queue, Unset):
+            queue = UNSET
+        else:
+            queue = self.queue
+
+        subscription: None | str | Unset
+        if isinstance(self.subscription, Unset):
+            subscription = UNSET
+        else:
+            subscription = self.subscription
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
                 "type": type_,
-                "queue": queue,
                 "credit": credit,
             }
         )
         if id is not UNSET:
             field_dict["id"] = id
+        if queue is not UNSET:
+            field_dict["queue"] = queue
+        if subscription is not UNSET:
+            field_dict["subscription"] = subscription
 
         return field_dict
 
@@ -60,8 +75,6 @@ class Subscribed:
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
         type_ = check_subscribed_type(d.pop("type"))
-
-        queue = d.pop("queue")
 
         credit = d.pop("credit")
 
@@ -74,11 +87,30 @@ class Subscribed:
 
         id = _parse_id(d.pop("id", UNSET))
 
+        def _parse_queue(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        queue = _parse_queue(d.pop("queue", UNSET))
+
+        def _parse_subscription(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        subscription = _parse_subscription(d.pop("subscription", UNSET))
+
         subscribed = cls(
             type_=type_,
-            queue=queue,
             credit=credit,
             id=id,
+            queue=queue,
+            subscription=subscription,
         )
 
         subscribed.additional_properties = d

@@ -17,18 +17,18 @@ class Unsubscribe:
 
     Attributes:
         op (UnsubscribeOp):
-        queue (str): 1 to 80 letters, digits, hyphens or underscores; a FIFO queue's name ends in `.fifo`.
         id (None | str | Unset):
+        queue (None | str | Unset):
+        subscription (None | str | Unset):
     """
 
     op: UnsubscribeOp
-    queue: str
     id: None | str | Unset = UNSET
+    queue: None | str | Unset = UNSET
+    subscription: None | str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         op: str = self.op
-
-        queue = self.queue
 
         id: None | str | Unset
         if isinstance(self.id, Unset):
@@ -36,16 +36,31 @@ class Unsubscribe:
         else:
             id = self.id
 
+        queue: None | str | Unset
+        if isinstance(self.queue, Unset):
+            queue = UNSET
+        else:
+            queue = self.queue
+
+        subscription: None | str | Unset
+        if isinstance(self.subscription, Unset):
+            subscription = UNSET
+        else:
+            subscription = self.subscription
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
             {
                 "op": op,
-                "queue": queue,
             }
         )
         if id is not UNSET:
             field_dict["id"] = id
+        if queue is not UNSET:
+            field_dict["queue"] = queue
+        if subscription is not UNSET:
+            field_dict["subscription"] = subscription
 
         return field_dict
 
@@ -53,8 +68,6 @@ class Unsubscribe:
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
         op = check_unsubscribe_op(d.pop("op"))
-
-        queue = d.pop("queue")
 
         def _parse_id(data: object) -> None | str | Unset:
             if data is None:
@@ -65,10 +78,29 @@ class Unsubscribe:
 
         id = _parse_id(d.pop("id", UNSET))
 
+        def _parse_queue(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        queue = _parse_queue(d.pop("queue", UNSET))
+
+        def _parse_subscription(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        subscription = _parse_subscription(d.pop("subscription", UNSET))
+
         unsubscribe = cls(
             op=op,
-            queue=queue,
             id=id,
+            queue=queue,
+            subscription=subscription,
         )
 
         return unsubscribe

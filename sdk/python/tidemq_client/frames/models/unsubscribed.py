@@ -19,27 +19,27 @@ T = TypeVar("T", bound="Unsubscribed")
 @_attrs_define
 class Unsubscribed:
     """The answer to `unsubscribe`; or, with `reason` and no `id`, the server ended the
-    subscription (its queue was deleted).
+    subscription (its queue, or its topic subscription, was deleted).
 
     Attributes:
         type_ (UnsubscribedType):
-        queue (str):
         reason (ErrorDetail | None | Unset):
         id (None | str | Unset):
+        queue (None | str | Unset):
+        subscription (None | str | Unset):
     """
 
     type_: UnsubscribedType
-    queue: str
     reason: ErrorDetail | None | Unset = UNSET
     id: None | str | Unset = UNSET
+    queue: None | str | Unset = UNSET
+    subscription: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.error_detail import ErrorDetail
 
         type_: str = self.type_
-
-        queue = self.queue
 
         reason: dict[str, Any] | None | Unset
         if isinstance(self.reason, Unset):
@@ -55,18 +55,33 @@ class Unsubscribed:
         else:
             id = self.id
 
+        queue: None | str | Unset
+        if isinstance(self.queue, Unset):
+            queue = UNSET
+        else:
+            queue = self.queue
+
+        subscription: None | str | Unset
+        if isinstance(self.subscription, Unset):
+            subscription = UNSET
+        else:
+            subscription = self.subscription
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
                 "type": type_,
-                "queue": queue,
             }
         )
         if reason is not UNSET:
             field_dict["reason"] = reason
         if id is not UNSET:
             field_dict["id"] = id
+        if queue is not UNSET:
+            field_dict["queue"] = queue
+        if subscription is not UNSET:
+            field_dict["subscription"] = subscription
 
         return field_dict
 
@@ -76,8 +91,6 @@ class Unsubscribed:
 
         d = dict(src_dict)
         type_ = check_unsubscribed_type(d.pop("type"))
-
-        queue = d.pop("queue")
 
         def _parse_reason(data: object) -> ErrorDetail | None | Unset:
             if data is None:
@@ -105,11 +118,30 @@ class Unsubscribed:
 
         id = _parse_id(d.pop("id", UNSET))
 
+        def _parse_queue(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        queue = _parse_queue(d.pop("queue", UNSET))
+
+        def _parse_subscription(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        subscription = _parse_subscription(d.pop("subscription", UNSET))
+
         unsubscribed = cls(
             type_=type_,
-            queue=queue,
             reason=reason,
             id=id,
+            queue=queue,
+            subscription=subscription,
         )
 
         unsubscribed.additional_properties = d

@@ -7,6 +7,12 @@ from .change_visibility import ChangeVisibility
 from .create_queue import CreateQueue
 from .create_queue_attributes_type_0 import CreateQueueAttributesType0
 from .create_queue_tags_type_0 import CreateQueueTagsType0
+from .create_subscription import CreateSubscription
+from .create_subscription_attributes_type_0 import CreateSubscriptionAttributesType0
+from .create_subscription_protocol import CreateSubscriptionProtocol
+from .create_topic import CreateTopic
+from .create_topic_attributes_type_0 import CreateTopicAttributesType0
+from .create_topic_tags_type_0 import CreateTopicTagsType0
 from .dead_letter_sources import DeadLetterSources
 from .delete_messages import DeleteMessages
 from .entry_result import EntryResult
@@ -21,6 +27,7 @@ from .move_task_list import MoveTaskList
 from .move_task_started import MoveTaskStarted
 from .move_task_status import MoveTaskStatus
 from .partition_archive import PartitionArchive
+from .published_message import PublishedMessage
 from .queue import Queue
 from .queue_archive import QueueArchive
 from .queue_attributes import QueueAttributes
@@ -33,6 +40,7 @@ from .received_message_attributes import ReceivedMessageAttributes
 from .received_message_system_attributes import ReceivedMessageSystemAttributes
 from .received_messages import ReceivedMessages
 from .remove_tags import RemoveTags
+from .seek import Seek
 from .send_batch import SendBatch
 from .send_batch_results import SendBatchResults
 from .send_message import SendMessage
@@ -42,9 +50,22 @@ from .send_result import SendResult
 from .sent_message import SentMessage
 from .set_queue_attributes import SetQueueAttributes
 from .set_queue_attributes_attributes import SetQueueAttributesAttributes
+from .set_subscription_attributes import SetSubscriptionAttributes
+from .set_subscription_attributes_attributes import SetSubscriptionAttributesAttributes
+from .set_topic_attributes import SetTopicAttributes
+from .set_topic_attributes_attributes import SetTopicAttributesAttributes
+from .sought import Sought
 from .start_move_task import StartMoveTask
+from .subscription import Subscription
+from .subscription_attributes import SubscriptionAttributes
+from .subscription_list import SubscriptionList
+from .subscription_stats import SubscriptionStats
 from .tag_list import TagList
 from .tag_list_tags import TagListTags
+from .topic import Topic
+from .topic_attributes import TopicAttributes
+from .topic_list import TopicList
+from .topic_ref import TopicRef
 from .visibility_change import VisibilityChange
 
 __all__ = (
@@ -55,6 +76,12 @@ __all__ = (
     "CreateQueue",
     "CreateQueueAttributesType0",
     "CreateQueueTagsType0",
+    "CreateSubscription",
+    "CreateSubscriptionAttributesType0",
+    "CreateSubscriptionProtocol",
+    "CreateTopic",
+    "CreateTopicAttributesType0",
+    "CreateTopicTagsType0",
     "DeadLetterSources",
     "DeleteMessages",
     "EntryResult",
@@ -69,6 +96,7 @@ __all__ = (
     "MoveTaskStarted",
     "MoveTaskStatus",
     "PartitionArchive",
+    "PublishedMessage",
     "Queue",
     "QueueArchive",
     "QueueAttributes",
@@ -81,6 +109,7 @@ __all__ = (
     "ReceivedMessageSystemAttributes",
     "ReceivedMessages",
     "RemoveTags",
+    "Seek",
     "SendBatch",
     "SendBatchResults",
     "SendMessage",
@@ -90,8 +119,21 @@ __all__ = (
     "SentMessage",
     "SetQueueAttributes",
     "SetQueueAttributesAttributes",
+    "SetSubscriptionAttributes",
+    "SetSubscriptionAttributesAttributes",
+    "SetTopicAttributes",
+    "SetTopicAttributesAttributes",
+    "Sought",
     "StartMoveTask",
+    "Subscription",
+    "SubscriptionAttributes",
+    "SubscriptionList",
+    "SubscriptionStats",
     "TagList",
     "TagListTags",
+    "Topic",
+    "TopicAttributes",
+    "TopicList",
+    "TopicRef",
     "VisibilityChange",
 )

@@ -19,8 +19,10 @@ T = TypeVar("T", bound="SendMessage")
 
 @_attrs_define
 class SendMessage:
-    """A message to send. FIFO queues need `group_id`, and `dedup_id` unless the queue
-    has ContentBasedDeduplication; they take no per-message delay.
+    """A message to send to a queue or publish to a topic. FIFO queues and topics need
+    `group_id`, and `dedup_id` unless they have ContentBasedDeduplication; FIFO queues
+    take no per-message delay. Topics take `subject`, and neither delays nor system
+    attributes; queues take no `subject`.
 
         Attributes:
             body (str): Text: the characters SQS allows (XML 1.0's: no NUL or other control characters but tab, line feed
@@ -31,6 +33,7 @@ class SendMessage:
             delay_level (int | None | Unset):
             group_id (None | str | Unset):
             dedup_id (None | str | Unset):
+            subject (None | str | Unset):
     """
 
     body: str
@@ -40,6 +43,7 @@ class SendMessage:
     delay_level: int | None | Unset = UNSET
     group_id: None | str | Unset = UNSET
     dedup_id: None | str | Unset = UNSET
+    subject: None | str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.send_message_attributes_type_0 import SendMessageAttributesType0
@@ -89,6 +93,12 @@ class SendMessage:
         else:
             dedup_id = self.dedup_id
 
+        subject: None | str | Unset
+        if isinstance(self.subject, Unset):
+            subject = UNSET
+        else:
+            subject = self.subject
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -108,6 +118,8 @@ class SendMessage:
             field_dict["group_id"] = group_id
         if dedup_id is not UNSET:
             field_dict["dedup_id"] = dedup_id
+        if subject is not UNSET:
+            field_dict["subject"] = subject
 
         return field_dict
 
@@ -197,6 +209,15 @@ class SendMessage:
 
         dedup_id = _parse_dedup_id(d.pop("dedup_id", UNSET))
 
+        def _parse_subject(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        subject = _parse_subject(d.pop("subject", UNSET))
+
         send_message = cls(
             body=body,
             attributes=attributes,
@@ -205,6 +226,7 @@ class SendMessage:
             delay_level=delay_level,
             group_id=group_id,
             dedup_id=dedup_id,
+            subject=subject,
         )
 
         return send_message

@@ -100,9 +100,11 @@ def sync_detailed(
 
     Args:
         name (str):
-        body (SendMessage): A message to send. FIFO queues need `group_id`, and `dedup_id` unless
-            the queue
-            has ContentBasedDeduplication; they take no per-message delay.
+        body (SendMessage): A message to send to a queue or publish to a topic. FIFO queues and
+            topics need
+            `group_id`, and `dedup_id` unless they have ContentBasedDeduplication; FIFO queues
+            take no per-message delay. Topics take `subject`, and neither delays nor system
+            attributes; queues take no `subject`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -140,9 +142,11 @@ def sync(
 
     Args:
         name (str):
-        body (SendMessage): A message to send. FIFO queues need `group_id`, and `dedup_id` unless
-            the queue
-            has ContentBasedDeduplication; they take no per-message delay.
+        body (SendMessage): A message to send to a queue or publish to a topic. FIFO queues and
+            topics need
+            `group_id`, and `dedup_id` unless they have ContentBasedDeduplication; FIFO queues
+            take no per-message delay. Topics take `subject`, and neither delays nor system
+            attributes; queues take no `subject`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -175,9 +179,11 @@ async def asyncio_detailed(
 
     Args:
         name (str):
-        body (SendMessage): A message to send. FIFO queues need `group_id`, and `dedup_id` unless
-            the queue
-            has ContentBasedDeduplication; they take no per-message delay.
+        body (SendMessage): A message to send to a queue or publish to a topic. FIFO queues and
+            topics need
+            `group_id`, and `dedup_id` unless they have ContentBasedDeduplication; FIFO queues
+            take no per-message delay. Topics take `subject`, and neither delays nor system
+            attributes; queues take no `subject`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -213,9 +219,11 @@ async def asyncio(
 
     Args:
         name (str):
-        body (SendMessage): A message to send. FIFO queues need `group_id`, and `dedup_id` unless
-            the queue
-            has ContentBasedDeduplication; they take no per-message delay.
+        body (SendMessage): A message to send to a queue or publish to a topic. FIFO queues and
+            topics need
+            `group_id`, and `dedup_id` unless they have ContentBasedDeduplication; FIFO queues
+            take no per-message delay. Topics take `subject`, and neither delays nor system
+            attributes; queues take no `subject`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

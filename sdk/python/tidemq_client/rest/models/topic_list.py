@@ -1,0 +1,97 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.topic_ref import TopicRef
+
+
+T = TypeVar("T", bound="TopicList")
+
+
+@_attrs_define
+class TopicList:
+    """
+    Attributes:
+        topics (list[TopicRef]):
+        next_after (None | str | Unset):
+    """
+
+    topics: list[TopicRef]
+    next_after: None | str | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        topics = []
+        for topics_item_data in self.topics:
+            topics_item = topics_item_data.to_dict()
+            topics.append(topics_item)
+
+        next_after: None | str | Unset
+        if isinstance(self.next_after, Unset):
+            next_after = UNSET
+        else:
+            next_after = self.next_after
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "topics": topics,
+            }
+        )
+        if next_after is not UNSET:
+            field_dict["next_after"] = next_after
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.topic_ref import TopicRef
+
+        d = dict(src_dict)
+        topics = []
+        _topics = d.pop("topics")
+        for topics_item_data in _topics:
+            topics_item = TopicRef.from_dict(topics_item_data)
+
+            topics.append(topics_item)
+
+        def _parse_next_after(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        next_after = _parse_next_after(d.pop("next_after", UNSET))
+
+        topic_list = cls(
+            topics=topics,
+            next_after=next_after,
+        )
+
+        topic_list.additional_properties = d
+        return topic_list
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
