@@ -113,6 +113,14 @@ class Dispatcher:
     async def _reconcile(self) -> None:
         wanted = set(await self._control.subscriptions.pushed())
         for key, task in list(self._tasks.items()):
+            if task.done() and not task.cancelled() and task.exception() is not None:
+                # A fault of ours: logged, and the subscription's task starts again below
+                # from its cursor (nothing is skipped).
+                log.error(
+                    "subscription %s: delivery failed; restarting it",
+                    key[1],
+                    exc_info=task.exception(),
+                )
             if key not in wanted or task.done():
                 task.cancel()
                 del self._tasks[key]
