@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -19,6 +20,11 @@ from tests.conftest import TidemqProcess, TidemqUp
 from tests.sdk.conftest import make_token
 from tidemq.cli import main
 from tidemq.redis_server import free_port
+
+REPO = Path(__file__).resolve().parents[2]
+DOC = REPO / "docs" / "cli.md"
+SDK_DOC = REPO / "docs" / "sdk.md"
+DOC_ENDPOINT = "http://127.0.0.1:9324"
 
 
 @pytest.fixture(scope="module")
@@ -340,3 +346,49 @@ def test_tail_follows_a_topic_through_a_subscription_it_removes(
     assert tail.lines(1) == ["news"]
     assert tail.interrupt() == (0, "")
     assert sns.list_subscriptions_by_topic(TopicArn=topic_arn)["Subscriptions"] == []
+
+
+def test_the_session_of_docs_cli_md_runs_as_printed(
+    env: dict[str, str], server: TidemqProcess, tmp_path: Path
+) -> None:
+    [session] = re.findall(r"```sh\n(.*?)```", DOC.read_text(), re.DOTALL)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "tidemq").write_text(f'#!/bin/sh\nexec {sys.executable} -m tidemq.cli "$@"\n')
+    (bin_dir / "tidemq").chmod(0o755)
+    ran = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", session.replace(DOC_ENDPOINT, server.endpoint)],
+        env={**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"},
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    lines = ran.stdout.splitlines()
+    assert lines[0] == f"{server.endpoint}/123456789012/orders"
+    assert "Sent 2 messages to orders." in lines
+    assert ["orders", "3", "0", "0"] in [line.split() for line in lines]
+    assert {"order 1", "order 2", "order 3"} <= set(lines)
+    assert '"body": "order 4"' in ran.stdout
+    assert ["VisibilityTimeout", "0"] in [line.split() for line in lines]
+    assert "exit code 1" in lines
+    assert "tidemq receive: QueueDoesNotExist: " in ran.stderr
+    assert "Deleted queue orders." in lines
+
+
+def test_the_python_example_of_docs_sdk_md_runs_as_printed(
+    env: dict[str, str], server: TidemqProcess
+) -> None:
+    [example] = re.findall(r"```python\n(.*?)```", SDK_DOC.read_text(), re.DOTALL)
+    ran = subprocess.run(
+        [sys.executable, "-c", example.replace(DOC_ENDPOINT, server.endpoint)],
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout == "1\n400 InvalidMessageContents\nQueueDoesNotExist\n"
