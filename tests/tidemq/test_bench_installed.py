@@ -113,6 +113,29 @@ def test_bench_help_lists_its_flags_from_the_installed_copy(
 
 
 @pytest.mark.slow
+def test_the_everyday_commands_run_on_the_sdk_the_wheel_carries(
+    installed: Path, outside: Path
+) -> None:
+    where = "import json, tidemq_client; print(json.dumps(tidemq_client.__file__))"
+    sdk_file = json.loads(_check(_python("-c", where), outside, _env(installed)))
+    assert Path(sdk_file).is_relative_to(installed), sdk_file
+    env = {**_env(installed), "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "x"}
+    endpoint = f"http://127.0.0.1:{free_port()}"
+    listed = subprocess.run(
+        _python(str(installed / "bin/tidemq"), "queue", "list", "--endpoint", endpoint),
+        cwd=outside,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+    )
+    # Exit code 3: the command got as far as asking the endpoint, and nothing answered.
+    assert listed.returncode == 3, listed.stderr
+    assert f"cannot connect to TideMQ at {endpoint}" in listed.stderr
+
+
+@pytest.mark.slow
 def test_the_ceiling_app_serves_from_the_installed_copy(installed: Path, outside: Path) -> None:
     port = free_port()
     log_path = outside / "ceiling.log"

@@ -14,6 +14,10 @@ from tidemq import __version__
 from tidemq.bench import cli as bench_cli
 from tidemq.cli import archive as archive_cli
 from tidemq.cli import keys as keys_cli
+from tidemq.cli import messages as messages_cli
+from tidemq.cli import queues as queues_cli
+from tidemq.cli import redrive as redrive_cli
+from tidemq.cli import tail as tail_cli
 from tidemq.cli import topics as topics_cli
 from tidemq.embedded import LaunchError, run
 from tidemq.redis_server import RedisServerError
@@ -32,6 +36,12 @@ def main(argv: list[str] | None = None) -> int:
         "keys": keys_cli.run,
         "archive": archive_cli.run,
         "topic": topics_cli.run,
+        "queue": queues_cli.run,
+        "stats": queues_cli.run_stats,
+        "send": messages_cli.run_send,
+        "receive": messages_cli.run_receive,
+        "tail": tail_cli.run,
+        "redrive": redrive_cli.run,
         "bench": bench_cli.run,
         "openapi": lambda a: _write_document(
             a.output, openapi.document_bytes(), "OpenAPI", "openapi"
@@ -104,6 +114,10 @@ def _parser() -> argparse.ArgumentParser:
     keys_cli.add_parser(commands)
     archive_cli.add_parser(commands)
     topics_cli.add_parser(commands)
+    queues_cli.add_parsers(commands)
+    messages_cli.add_parsers(commands)
+    tail_cli.add_parser(commands)
+    redrive_cli.add_parser(commands)
     _add_bench_parser(commands)
     for command, kind, served_at in (
         ("openapi", "OpenAPI 3.1 document of the REST API", "/openapi.json"),
