@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from redis.asyncio import Redis
 
+from control_plane import timed_scripts
 from control_plane.clock import Clock
 from control_plane.delivery_scripts import (
     CHANGE_VISIBILITY,
@@ -106,16 +107,18 @@ class Deliveries:
         self._redis = redis
         self._clock = clock
         self._signer = signer
-        self._claim = redis.register_script(CLAIM)
-        self._claim_fifo = redis.register_script(CLAIM_FIFO)
-        self._register_fifo = redis.register_script(REGISTER_FIFO)
-        self._deduplicate = redis.register_script(DEDUPLICATE)
-        self._delay = redis.register_script(DELAY)
-        self._defer = redis.register_script(DEFER)
-        self._delete = redis.register_script(DELETE_MESSAGES)
-        self._change_visibility = redis.register_script(CHANGE_VISIBILITY)
-        self._remove = redis.register_script(REMOVE)
-        self._purge = redis.register_script(PURGE)
+        self._claim = timed_scripts.register(redis, "claim", CLAIM)
+        self._claim_fifo = timed_scripts.register(redis, "claim_fifo", CLAIM_FIFO)
+        self._register_fifo = timed_scripts.register(redis, "register_fifo", REGISTER_FIFO)
+        self._deduplicate = timed_scripts.register(redis, "deduplicate", DEDUPLICATE)
+        self._delay = timed_scripts.register(redis, "delay", DELAY)
+        self._defer = timed_scripts.register(redis, "defer", DEFER)
+        self._delete = timed_scripts.register(redis, "delete_messages", DELETE_MESSAGES)
+        self._change_visibility = timed_scripts.register(
+            redis, "change_visibility", CHANGE_VISIBILITY
+        )
+        self._remove = timed_scripts.register(redis, "remove", REMOVE)
+        self._purge = timed_scripts.register(redis, "purge", PURGE)
 
     async def claim(
         self,

@@ -22,6 +22,7 @@ from control_plane.queue_attributes import MAX_MESSAGE_BYTES, integer_value, wit
 from control_plane.queue_policy import allows
 from control_plane.queues import QueueInfo, check_queue_name
 from control_plane.receipts import Receipt
+from gateway import metrics
 from gateway.core import validation
 from gateway.core.dispatch_governor import DispatchGovernor
 from gateway.core.dispatcher import Dispatcher
@@ -41,6 +42,7 @@ from gateway.core.messages import (
     SentMessage,
 )
 from gateway.core.move_tasks import MoveTaskRunner
+from gateway.core.queue_census import Census, take_census
 from gateway.core.receiver import Receiver, log_ends
 from gateway.core.sender import Sender
 from gateway.core.topics import Topics
@@ -151,6 +153,7 @@ class Broker:
         deleted = await self._control.queues.delete(queue.account_id, queue.name)
         await self._control.forget_stream(deleted.stream_id, deleted.partitions)
         await self._storage.drop_stream(deleted.stream_id)
+        metrics.queues.drop(queue.account_id, queue.name)
 
     @translated
     async def purge_queue(self, queue: QueueInfo) -> None:
@@ -168,6 +171,12 @@ class Broker:
         return await self._control.deliveries.stats(
             queue.stream_id, await log_ends(self._storage, queue), fifo=queue.fifo
         )
+
+    @translated
+    async def census(self, max_items: int) -> Census:
+        """Every queue's depth and oldest message and every pushed subscription's lag, for
+        at most `max_items` of each: the gauges of /metrics (gateway/core/queue_census.py)."""
+        return await take_census(self._control, self._storage, max_items)
 
     @translated
     async def set_queue_attributes(
@@ -333,6 +342,7 @@ class Broker:
         (the message was received again since) succeeds and deletes nothing, as in SQS."""
         results, receipts = self._verify(queue, receipt_handles)
         deleted = await self._control.deliveries.delete([r for _, r in receipts])
+        metrics.queues.of(queue.account_id, queue.name).deleted.inc(sum(deleted))
         if queue.fifo and any(deleted):
             # The next messages of the groups may be waiting for these.
             self._control.wakeups.notify(queue.stream_id)

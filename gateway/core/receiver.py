@@ -20,6 +20,7 @@ from control_plane.deliveries import Delivery, FifoEntry
 from control_plane.errors import QueueDoesNotExist
 from control_plane.plane import ControlPlane
 from control_plane.queues import QueueInfo
+from gateway import metrics
 from gateway.core.messages import DEAD_LETTER_SOURCE, ReceivedMessage
 from storage_nodes.node import MessageAttribute, Node, Record, RecordIn
 
@@ -91,15 +92,22 @@ class Receiver:
             await self._dead_letter(queue, dead_letter_queue, dead, record)
         now_ms = self._control.clock.now_ms()
         retention_ms = queue.settings.retention_ms
+        counters = metrics.queues.of(queue.account_id, queue.name)
         received = []
+        received_bytes = 0
         for delivery in claim.deliveries:
             record = records.get((delivery.partition, delivery.offset))
             if record is None or record.timestamp_ms + retention_ms <= now_ms:
                 await deliveries.remove(delivery, "expired")
+                counters.expired.inc()
             elif delivery.receive_count == 1 and record.timestamp_ms + record.delay_ms > now_ms:
                 await deliveries.defer(delivery, record.timestamp_ms + record.delay_ms)
             else:
                 received.append(ReceivedMessage(record, delivery, queue.fifo))
+                received_bytes += len(record.body)
+        if received:
+            counters.received.inc(len(received))
+            counters.received_bytes.inc(received_bytes)
         return received
 
     async def _records(
@@ -151,3 +159,4 @@ class Receiver:
                 await self._control.deliveries.register_fifo(target.stream_id, [entry], 0)
             self._control.wakeups.notify(target.stream_id)
         await self._control.deliveries.remove(delivery, "dead_lettered")
+        metrics.queues.of(queue.account_id, queue.name).dead_lettered.inc()

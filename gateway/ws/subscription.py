@@ -15,6 +15,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 
+from gateway import metrics
 from gateway.core.broker import Broker
 from gateway.core.errors import CoreError
 from gateway.core.queues import Queue
@@ -54,6 +55,10 @@ class Subscription:
         self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
+        # What this subscription added to the WebSocket gauges, taken back when it ends.
+        self._counted = False
+        self._counted_credit = 0
+        self._counted_unsettled = 0
 
     @property
     def ended(self) -> bool:
@@ -61,7 +66,27 @@ class Subscription:
         return self._task is not None and self._task.done()
 
     def start(self) -> None:
+        self._counted = True
+        metrics.WS_SUBSCRIPTIONS.inc()
+        self._count_credit()
         self._task = asyncio.create_task(self._push(), name=f"ws-subscription-{self.queue_name}")
+
+    def _count_credit(self) -> None:
+        metrics.WS_CREDIT.inc(self.credit - self._counted_credit)
+        self._counted_credit = self.credit
+
+    def _count_unsettled(self) -> None:
+        metrics.WS_UNSETTLED.inc(len(self._unsettled) - self._counted_unsettled)
+        self._counted_unsettled = len(self._unsettled)
+
+    def _uncount(self) -> None:
+        """Takes back what the subscription added to the gauges; once, however it ends."""
+        if self._counted:
+            self._counted = False
+            metrics.WS_SUBSCRIPTIONS.dec()
+            metrics.WS_CREDIT.dec(self._counted_credit)
+            metrics.WS_UNSETTLED.dec(self._counted_unsettled)
+            self._counted_credit = self._counted_unsettled = 0
 
     async def stop(self) -> None:
         """Stops pushing, then makes the unsettled messages visible again at once, so that
@@ -74,6 +99,7 @@ class Subscription:
             await asyncio.wait({self._task}, timeout=_STOP_RETRY_S)
         handles = self._live_handles()
         self._unsettled.clear()
+        self._uncount()
         if not handles:
             return
         try:
@@ -89,12 +115,16 @@ class Subscription:
 
     def set_credit(self, credit: int) -> None:
         self.credit = credit
+        if self._counted:
+            self._count_credit()
         self._changed.set()
 
     def settle(self, handles: Iterable[str]) -> None:
         """Acked or nacked: they no longer count against the credit."""
         for handle in handles:
             self._unsettled.pop(handle, None)
+        if self._counted:
+            self._count_unsettled()
         self._changed.set()
 
     def extend(self, handles: Iterable[str], visibility_timeout_ms: int) -> None:
@@ -110,8 +140,11 @@ class Subscription:
 
     def _room(self) -> int:
         now_ms = self._clock.now_ms()
-        for handle in [h for h, until_ms in self._unsettled.items() if until_ms <= now_ms]:
+        lapsed = [h for h, until_ms in self._unsettled.items() if until_ms <= now_ms]
+        for handle in lapsed:
             del self._unsettled[handle]
+        if lapsed and self._counted:
+            self._count_unsettled()
         return self.credit - len(self._unsettled)
 
     async def _wait_for_room(self) -> None:
@@ -147,6 +180,7 @@ class Subscription:
                 until_ms = self._clock.now_ms() + visibility_timeout_ms
                 for message in received:
                     self._unsettled[message.delivery.receipt_handle] = until_ms
+                self._count_unsettled()
                 await self._send(
                     Deliver(
                         queue=self.queue_name,
@@ -163,4 +197,5 @@ class Subscription:
                 log.exception("subscription to %s failed", self.queue_name)
                 cause = exc.code if isinstance(exc, CoreError) else type(exc).__name__
                 reason = ErrorDetail("InternalError", f"The subscription failed: {cause}")
+            self._uncount()  # ended by the server: nothing of it is pushed any more
             await self._send(Unsubscribed(queue=self.queue_name, reason=reason))
