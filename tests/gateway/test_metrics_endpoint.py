@@ -191,9 +191,7 @@ def test_topics_count_publishes_and_subscriptions_show_their_lag(
     assert lag == 0
 
 
-def test_the_census_is_capped_and_says_how_much_it_left_out(
-    redis_url: str, tmp_path: Path
-) -> None:
+def test_the_census_is_capped_and_says_how_much_it_left_out(redis_url: str, tmp_path: Path) -> None:
     running = start_gateway(redis_url, tmp_path / "data", metrics_max_queues=2)
     try:
         sqs = running.sqs_client()
@@ -232,9 +230,7 @@ metrics.process_stopped()  # as a gateway's lifespan does on its way out
 """
 
 
-def test_several_processes_add_up_in_multiprocess_mode(
-    tidemq_up: TidemqUp, tmp_path: Path
-) -> None:
+def test_several_processes_add_up_in_multiprocess_mode(tidemq_up: TidemqUp, tmp_path: Path) -> None:
     directory = tmp_path / "prometheus"
     directory.mkdir()
     env = {"PROMETHEUS_MULTIPROC_DIR": str(directory)}
