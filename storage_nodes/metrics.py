@@ -16,12 +16,12 @@ _SYNC_BUCKETS_S = (
     0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.5, 2,
 )  # fmt: skip
 SYNC_SECONDS = Histogram(
-    "tidemq_log_sync_duration_seconds",
+    "tidemq_fsync_duration_seconds",
     "Time of a round's durable write: the write and its sync, as the I/O thread ran them.",
     buckets=_SYNC_BUCKETS_S,
 )
 GROUP_COMMIT_APPENDS = Histogram(
-    "tidemq_log_group_commit_appends",
+    "tidemq_fsync_group_commit_appends",
     "Appends (one per send call, a batch counts once) made durable by one sync.",
     buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024),
 )
@@ -40,6 +40,12 @@ TIERING_LAG_RECORDS = Gauge(
     "tidemq_tiering_lag_records",
     "Records in the local logs that the archive does not hold yet (sealed or not).",
     multiprocess_mode="livesum",
+)
+TIERING_LAG_SECONDS = Gauge(
+    "tidemq_tiering_lag_seconds",
+    "Age of the oldest record the archive does not hold yet (the active segment's "
+    "included, so it climbs to the segment age limit before each seal).",
+    multiprocess_mode="livemax",
 )
 TIERING_PENDING_BYTES = Gauge(
     "tidemq_tiering_pending_bytes",

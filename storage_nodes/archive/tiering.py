@@ -174,18 +174,22 @@ class Tiering:
         for (stream_id, partition), partition_log in list(logs.items()):
             await self._drop_local(stream_id, partition, partition_log, now_ms)
         self.local_bytes = sum(p.local_bytes for p in logs.values())
-        self._report_lag(logs)
+        self._report_lag(logs, now_ms)
 
-    def _report_lag(self, logs: Mapping[tuple[str, int], PartitionLog]) -> None:
+    def _report_lag(self, logs: Mapping[tuple[str, int], PartitionLog], now_ms: int) -> None:
         """The tiering gauges, as of the end of a round."""
-        lag_records = pending_bytes = 0
+        lag_records = pending_bytes = lag_ms = 0
         for key, partition_log in logs.items():
             tiered_end = max(self._tiered_end.get(key, 0), 0)
             lag_records += max(partition_log.end_offset - tiered_end, 0)
-            pending_bytes += sum(
-                s.size_bytes for s in partition_log.sealed_segments() if s.end_offset > tiered_end
-            )
+            pending = [s for s in partition_log.sealed_segments() if s.end_offset > tiered_end]
+            pending_bytes += sum(s.size_bytes for s in pending)
+            if pending and pending[0].first_timestamp_ms is not None:
+                lag_ms = max(lag_ms, now_ms - pending[0].first_timestamp_ms)
+            elif partition_log.end_offset > tiered_end:
+                lag_ms = max(lag_ms, partition_log.active_age_ms(now_ms) or 0)
         metrics.TIERING_LAG_RECORDS.set(lag_records)
+        metrics.TIERING_LAG_SECONDS.set(lag_ms / 1000)
         metrics.TIERING_PENDING_BYTES.set(pending_bytes)
         metrics.LOCAL_LOG_BYTES.set(self.local_bytes)
 

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 import uuid
@@ -21,7 +22,10 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from control_plane.clock import ManualClock
+from storage_nodes.archive.manifest import Manifest, Manifests
+from storage_nodes.archive.stores import S3Options, open_store
 from tests.conftest import TEST_ACCOUNT_ID, RunningGateway, TidemqUp, start_gateway
+from tidemq.stack import ArchiveOptions
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 
@@ -124,9 +128,9 @@ def test_sends_receives_deletes_and_a_dead_letter_move_are_counted(
     assert requests("DeleteMessage") == 1
     scripts = "tidemq_redis_script_duration_seconds_count"
     assert total(after, scripts, script="claim") - total(before, scripts, script="claim") >= 2
-    syncs = "tidemq_log_sync_duration_seconds_count"
+    syncs = "tidemq_fsync_duration_seconds_count"
     assert total(after, syncs) - total(before, syncs) >= 3  # one send after another
-    rounds = "tidemq_log_group_commit_appends_count"
+    rounds = "tidemq_fsync_group_commit_appends_count"
     assert total(after, rounds) - total(before, rounds) >= 3
 
 
@@ -251,3 +255,41 @@ def test_several_processes_add_up_in_multiprocess_mode(tidemq_up: TidemqUp, tmp_
     assert queue_value(samples, "tidemq_queue_visible_messages", "shared") == 2
     # Its counter stays; its live gauge went with it.
     assert value(samples, "tidemq_websocket_connections") == 0
+
+
+def test_tiering_counts_what_it_uploads_and_how_far_behind_it_is(
+    redis_url: str, tmp_path: Path
+) -> None:
+    # Small segments sealed within a fifth of a second (tests/storage_nodes/archive).
+    options = ArchiveOptions(segment_bytes=4096, segment_ms=200)
+    running = start_gateway(redis_url, tmp_path / "data", archive=options)
+    try:
+        before = scrape(running.url)
+        sqs = running.sqs_client()
+        url = sqs.create_queue(QueueName="tiered")["QueueUrl"]
+        for start in range(0, 40, 10):
+            entries = [{"Id": str(i), "MessageBody": "t" * 500} for i in range(start, start + 10)]
+            sqs.send_message_batch(QueueUrl=url, Entries=entries)
+        [stream] = (tmp_path / "data" / "node" / "streams").iterdir()
+        manifests = Manifests(open_store(str(tmp_path / "data" / "archive"), S3Options()))
+
+        def archived() -> Manifest | None:
+            manifest, _ = manifests.read(stream.name, 0)
+            return manifest if manifest is not None and manifest.end_offset == 40 else None
+
+        deadline = time.monotonic() + 30
+        while (manifest := archived()) is None or value(
+            after := scrape(running.url), "tidemq_tiering_lag_records"
+        ):
+            assert time.monotonic() < deadline, "the log was not tiered"
+            time.sleep(0.1)
+    finally:
+        running.stop()
+
+    def grew(name: str) -> float:
+        return total(after, name) - total(before, name)
+
+    assert grew("tidemq_tiering_uploaded_bytes_total") == manifest.total_bytes
+    assert grew("tidemq_tiering_uploaded_segments_total") == len(manifest.segments)
+    assert value(after, "tidemq_tiering_pending_bytes") == 0
+    assert value(after, "tidemq_tiering_lag_seconds") == 0
