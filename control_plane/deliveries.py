@@ -396,6 +396,20 @@ class Deliveries:
             floor = min(floor, int(lowest[0][1]))
         return floor
 
+    async def undeleted(
+        self, subscription_id: str, partition: int, limit: int
+    ) -> tuple[list[int], int]:
+        """The partition's first `limit` offsets that were delivered or delayed and are
+        not deleted yet, and its cursor (every offset from it on was never delivered).
+        Read without a lock: what a console shows, not what a receive may rely on."""
+        sub = SubscriptionKeys(subscription_id)
+        with redis_boundary():
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.hget(sub.cursors, str(partition))
+                pipe.zrange(sub.unacked(partition), 0, limit - 1, withscores=True)
+                cursor, taken = await pipe.execute()
+        return [int(score) for _, score in taken], int(cursor or 0)
+
     async def counters(self, subscription_id: str) -> dict[str, int]:
         """The subscription's counters: `expired`, `dead_lettered`."""
         with redis_boundary():

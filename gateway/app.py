@@ -18,6 +18,7 @@ from starlette.routing import Route, WebSocketRoute
 
 from gateway import metrics
 from gateway.aws_endpoint import aws_endpoint
+from gateway.console.routes import console_routes
 from gateway.health import healthz, readyz
 from gateway.metrics_endpoint import PATH as METRICS_PATH
 from gateway.metrics_endpoint import metrics_endpoint
@@ -58,6 +59,7 @@ def create_app(
             # SQS's Query protocol also posts to a queue's own URL: /<account id>/<queue>.
             Route("/{account_id:int}/{queue_name}", sqs_endpoint, methods=["POST", "GET"]),
             *rest_routes(),
+            *console_routes(),
             WebSocketRoute(WEBSOCKET_PATH, websocket_endpoint),
             Route("/asyncapi.json", asyncapi_json, methods=["GET"]),
             # Unauthenticated: webhook receivers fetch it to check message signatures.

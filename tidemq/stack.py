@@ -23,6 +23,7 @@ from gateway import metrics
 from gateway.app import create_app
 from gateway.auth.authenticator import Authenticator
 from gateway.auth.bearer import TokenVerifier
+from gateway.auth.console_sessions import ConsoleSessions
 from gateway.core.broker import DEFAULT_MAX_MESSAGE_BYTES, Broker
 from gateway.core.envelopes import Envelopes
 from gateway.heap import freeze_startup_heap
@@ -180,6 +181,7 @@ def build_app(
             app.state.authenticator = Authenticator(
                 AccessKeys(control.redis, control.clock, box), request_clock
             )
+            app.state.console_sessions = ConsoleSessions(master_key, request_clock)
             app.state.token_verifier = TokenVerifier(
                 BearerTokens(control.redis, control.clock, control.metadata_cache),
                 request_clock,

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from control_plane.clock import Clock
 from control_plane.deliveries import SubscriptionStats
+from control_plane.dispatch_cursors import DispatchCursors
 from control_plane.errors import ControlPlaneError, MessageNotInflight, PurgeQueueInProgress
 from control_plane.move_tasks import MoveTask, parse_handle
 from control_plane.plane import ControlPlane
@@ -22,6 +23,7 @@ from control_plane.queue_attributes import MAX_MESSAGE_BYTES, integer_value, wit
 from control_plane.queue_policy import allows
 from control_plane.queues import QueueInfo, check_queue_name
 from control_plane.receipts import Receipt
+from control_plane.subscriptions import SubscriptionInfo
 from gateway import metrics
 from gateway.core import validation
 from gateway.core.dispatch_governor import DispatchGovernor
@@ -42,7 +44,14 @@ from gateway.core.messages import (
     SentMessage,
 )
 from gateway.core.move_tasks import MoveTaskRunner
-from gateway.core.queue_census import Census, take_census
+from gateway.core.peek import PeekedMessage, peek
+from gateway.core.queue_census import (
+    Census,
+    QueueGauges,
+    queue_gauges,
+    subscription_behind,
+    take_census,
+)
 from gateway.core.receiver import Receiver, log_ends
 from gateway.core.sender import Sender
 from gateway.core.topics import Topics
@@ -177,6 +186,22 @@ class Broker:
         """Every queue's depth and oldest message and every pushed subscription's lag, for
         at most `max_items` of each: the gauges of /metrics (gateway/core/queue_census.py)."""
         return await take_census(self._control, self._storage, max_items)
+
+    @translated
+    async def queue_gauges(self, queue: QueueInfo) -> QueueGauges:
+        """The queue's counts, oldest message's age and messages ever appended."""
+        return await queue_gauges(self._control, self._storage, queue)
+
+    @translated
+    async def peek(self, queue: QueueInfo, max_messages: int) -> list[PeekedMessage]:
+        """The queue's next messages, read without receiving them (gateway/core/peek.py)."""
+        return await peek(self._control, self._storage, queue, max_messages)
+
+    @translated
+    async def subscription_behind(self, subscription: SubscriptionInfo) -> int:
+        """Messages of the topic's log the pushed subscription has not taken yet."""
+        cursors = DispatchCursors(self._control.redis)
+        return await subscription_behind(self._storage, cursors, subscription)
 
     @translated
     async def set_queue_attributes(

@@ -24,6 +24,8 @@ from typing import TypeVar
 from control_plane.dispatch_cursors import DispatchCursors
 from control_plane.errors import NotFound, QueueDoesNotExist
 from control_plane.plane import ControlPlane
+from control_plane.queues import QueueInfo
+from control_plane.subscriptions import SubscriptionInfo
 from gateway.core.receiver import log_ends
 from storage_nodes.node import Node, NodeError, StreamDropped
 
@@ -43,6 +45,7 @@ class QueueGauges:
     # Since the oldest message not yet deleted was sent; None when there is none (or
     # its record is gone from the log, past retention).
     oldest_age_ms: int | None
+    appended: int  # messages ever appended to the queue's log (its partitions' ends)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,24 +112,29 @@ async def _queue_gauges(
     control: ControlPlane, storage: Node, account_id: str, name: str
 ) -> QueueGauges | None:
     try:
-        queue = await control.queues.get(account_id, name)
-        ends = await log_ends(storage, queue)
-        stats = await control.deliveries.stats(queue.stream_id, ends, fifo=queue.fifo)
-        oldest_ms: int | None = None
-        for partition, end in ends.items():
-            sent_ms = await _oldest_sent_ms(control, storage, queue.stream_id, partition, end)
-            if sent_ms is not None:
-                oldest_ms = sent_ms if oldest_ms is None else min(oldest_ms, sent_ms)
+        return await queue_gauges(control, storage, await control.queues.get(account_id, name))
     except (QueueDoesNotExist, StreamDropped):
         return None  # deleted since it was listed
+
+
+async def queue_gauges(control: ControlPlane, storage: Node, queue: QueueInfo) -> QueueGauges:
+    """One queue's counts and the age of its oldest message, as the census reads them."""
+    ends = await log_ends(storage, queue)
+    stats = await control.deliveries.stats(queue.stream_id, ends, fifo=queue.fifo)
+    oldest_ms: int | None = None
+    for partition, end in ends.items():
+        sent_ms = await _oldest_sent_ms(control, storage, queue.stream_id, partition, end)
+        if sent_ms is not None:
+            oldest_ms = sent_ms if oldest_ms is None else min(oldest_ms, sent_ms)
     now_ms = control.clock.now_ms()
     return QueueGauges(
-        account_id,
-        name,
+        queue.account_id,
+        queue.name,
         stats.visible,
         stats.in_flight,
         stats.delayed,
         None if oldest_ms is None else max(now_ms - oldest_ms, 0),
+        sum(ends.values()),
     )
 
 
@@ -156,14 +164,17 @@ async def _subscription_lag(
 ) -> SubscriptionLag | None:
     try:
         subscription = await control.subscriptions.get(account_id, subscription_id)
-        end = await storage.end_offset(subscription.topic_stream_id, 0)
+        behind = await subscription_behind(storage, cursors, subscription)
     except (NotFound, StreamDropped):
         return None  # unsubscribed (or its topic deleted) since it was listed
-    position = await cursors.position(subscription_id, 0)
     return SubscriptionLag(
-        account_id,
-        subscription.topic_name,
-        subscription_id,
-        subscription.protocol,
-        max(end - position, 0),
+        account_id, subscription.topic_name, subscription_id, subscription.protocol, behind
     )
+
+
+async def subscription_behind(
+    storage: Node, cursors: DispatchCursors, subscription: SubscriptionInfo
+) -> int:
+    """Messages of the topic's log past the subscription's cursor."""
+    end = await storage.end_offset(subscription.topic_stream_id, 0)
+    return max(end - await cursors.position(subscription.id, 0), 0)

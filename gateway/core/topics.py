@@ -109,6 +109,11 @@ class Topics:
         return topic
 
     @translated
+    async def own_topic(self, account_id: str, name: str) -> TopicInfo:
+        """The account's topic of that name (NotFound if it has none)."""
+        return await self._control.topics.get(account_id, name)
+
+    @translated
     async def topic_attributes(self, topic: TopicInfo) -> dict[str, str]:
         counts = {"confirmed": 0, "pending": 0}
         after = ""
