@@ -11,12 +11,12 @@ BIN    := $(VENV)/bin
 VENV_CHECKOV := .venv-checkov
 CHECKOV      := checkov>=3.2,<4
 
-.PHONY: up test bench lint typecheck unit clean
+.PHONY: up test bench lint typecheck unit chromium clean
 
 up: $(VENV)/.installed-runtime
 	$(BIN)/tidemq up
 
-test: $(VENV)/.installed-test $(VENV_CHECKOV)/.installed lint typecheck unit
+test: $(VENV)/.installed-test $(VENV_CHECKOV)/.installed chromium lint typecheck unit
 
 bench: $(VENV)/.installed-test
 	$(BIN)/tidemq bench
@@ -28,8 +28,18 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
-unit: $(VENV)/.installed-test $(VENV_CHECKOV)/.installed
+unit: $(VENV)/.installed-test $(VENV_CHECKOV)/.installed chromium
 	$(BIN)/pytest
+
+# The console's browser tests drive Debian's chromium through Playwright (never a browser
+# Playwright downloads itself).
+chromium:
+	@command -v chromium >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	  else \
+	    echo "the console's tests need Debian's chromium: sudo apt-get install chromium"; exit 1; \
+	  fi; }
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
