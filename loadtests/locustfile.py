@@ -7,7 +7,7 @@ Every API a client uses, one user class each (docs/operations.md, "Load tests"):
 | `rest` | RestPublisher, RestConsumer | REST batch sends of 10; receive up to 10 + delete them |
 | `sqs` | SqsProducer, SqsConsumer | SendMessageBatch; ReceiveMessage + DeleteMessageBatch |
 | `ws` | WebSocketConsumer | WebSocket `publish` frames, and pushed deliveries acked |
-| `topic` | TopicFanout | SNS Publish to a topic (Query API) fanned out to a queue, drained |
+| `topic` | TopicFanout | SNS PublishBatch to a topic (Query API), fanned out to a queue, drained |
 
 Credentials come as the AWS CLI takes them: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (and
 AWS_DEFAULT_REGION, us-east-1 by default). HTTP requests are signed with botocore's
@@ -281,26 +281,29 @@ class SqsConsumer(SignedUser):
 
 
 class TopicFanout(SignedUser):
-    """Publishes to the run's topic (SNS Query API) and drains the queue it fans out to."""
+    """Publishes batches of 10 to the run's topic (SNS Query API, PublishBatch) and drains
+    the queue the topic fans out to."""
 
     @tag("topic")
     @task
     def publish(self) -> None:
-        body = urllib.parse.urlencode(
-            {
-                "Action": "Publish",
-                "TopicArn": run().topic_arn,
-                "Message": BODY,
-                "Version": "2010-03-31",
-            }
-        ).encode()
+        params = {
+            "Action": "PublishBatch",
+            "TopicArn": run().topic_arn,
+            "Version": "2010-03-31",
+        }
+        for i in range(1, BATCH + 1):
+            params[f"PublishBatchRequestEntries.member.{i}.Id"] = str(i)
+            params[f"PublishBatchRequestEntries.member.{i}.Message"] = BODY
+        body = urllib.parse.urlencode(params).encode()
         url = self.host.rstrip("/") + "/"
         signed = signer().headers("sns", url, body, {"Content-Type": FORM})
         with self.client.post(
-            "/", data=body, headers=signed, name="sns Publish", catch_response=True
+            "/", data=body, headers=signed, name="sns PublishBatch", catch_response=True
         ) as answer:
-            if answer.status_code != 200 or "<MessageId>" not in answer.text:
-                answer.failure(f"{answer.status_code}: {answer.text[:200]}")
+            # Every entry published has its MessageId in the answer; a refused one not.
+            if answer.status_code != 200 or answer.text.count("<MessageId>") != BATCH:
+                answer.failure(f"{answer.status_code}: {answer.text[:300]}")
 
     @tag("topic")
     @task
@@ -316,7 +319,9 @@ class TopicFanout(SignedUser):
             {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]}
             for i, m in enumerate(received["Messages"])
         ]
-        self.sqs("DeleteMessageBatch", {"QueueUrl": url, "Entries": entries})
+        answer = self.sqs("DeleteMessageBatch", {"QueueUrl": url, "Entries": entries})
+        if answer is not None:
+            self.failed_entries("sqs DeleteMessageBatch entries", answer, "Failed")
 
 
 # -- WebSocket ------------------------------------------------------------------------

@@ -70,7 +70,7 @@ def test_the_mix_runs_every_user_class_without_a_failure(
         "rest receive",
         "sqs SendMessageBatch",
         "sqs ReceiveMessage",
-        "sns Publish",
+        "sns PublishBatch",
         "ws publish",
         "ws subscribe",
     ):
