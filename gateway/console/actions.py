@@ -4,10 +4,15 @@ dead-letter queue to its sources.
 A purge or a redrive asks first: its link leads to a page that says what will happen,
 whose button posts the change with the session's CSRF token (guard.change). Signing in
 takes an access key id and its secret; a wrong pair is refused the same way whichever
-half is wrong.
+half is wrong. The sign-in form has a token of its own, also set as a SameSite=Strict
+cookie when the form is shown: a form posted from another site comes without the
+cookie and is refused, so no site can sign a visitor in to an account of its choosing.
 """
 
 from __future__ import annotations
+
+import hmac
+import secrets
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -19,8 +24,12 @@ from gateway.console.layout import csrf_field, h, page
 from gateway.core.broker import Broker
 from gateway.core.errors import CoreError, ErrorKind
 
+LOGIN_COOKIE = "tidemq_console_login"
+LOGIN_FORM_TTL_S = 3600
+
 _LOGIN_FORM = """<h1>Sign in</h1>{error}
 <form method="post" action="/console/login" id="login">
+<input type="hidden" name="login_token" value="{token}">
 <label for="access_key_id">Access key id</label>
 <input type="text" id="access_key_id" name="access_key_id" autocomplete="username" required>
 <label for="secret_access_key">Secret access key</label>
@@ -35,22 +44,48 @@ _LOGIN_FORM = """<h1>Sign in</h1>{error}
 async def login_form(request: Request) -> Response:
     if await signed_in(request) is not None:
         return RedirectResponse("/console", status_code=303)
-    return page("Sign in", _LOGIN_FORM.format(error=""))
+    return _login_page(request, "", 200)
+
+
+def _login_page(request: Request, error: str, status_code: int) -> Response:
+    token = secrets.token_urlsafe(16)
+    response = page(
+        "Sign in", _LOGIN_FORM.format(error=error, token=h(token)), status_code=status_code
+    )
+    response.set_cookie(
+        LOGIN_COOKIE,
+        token,
+        max_age=LOGIN_FORM_TTL_S,
+        path=COOKIE_PATH,
+        secure=request.url.scheme == "https",
+        httponly=True,
+        samesite="strict",
+    )
+    return response
 
 
 async def login(request: Request) -> Response:
     fields = await form(request)
-    authenticator: Authenticator = request.app.state.authenticator
-    principal = None
-    if fields is not None:
-        principal = await authenticator.sign_in(
-            fields.get("access_key_id", ""), fields.get("secret_access_key", "")
+    expected = request.cookies.get(LOGIN_COOKIE, "")
+    given = "" if fields is None else fields.get("login_token", "")
+    if not expected or not hmac.compare_digest(expected.encode(), given.encode()):
+        return _login_page(
+            request,
+            '<p class="error">This sign-in form has expired or did not come from this '
+            "console. Try again.</p>",
+            403,
         )
+    assert fields is not None
+    authenticator: Authenticator = request.app.state.authenticator
+    principal = await authenticator.sign_in(
+        fields.get("access_key_id", ""), fields.get("secret_access_key", "")
+    )
     if principal is None:
         error = '<p class="error">That access key id and secret do not match a key.</p>'
-        return page("Sign in", _LOGIN_FORM.format(error=error), status_code=401)
+        return _login_page(request, error, 401)
     session = sessions(request).issue(principal)
     response = RedirectResponse("/console", status_code=303)
+    response.delete_cookie(LOGIN_COOKIE, path=COOKIE_PATH, httponly=True, samesite="strict")
     response.set_cookie(
         COOKIE,
         session.cookie,

@@ -17,7 +17,7 @@ from gateway.console.guard import sessions, signed_in, to_login
 from gateway.console.layout import age, chart, h, page, table
 from gateway.core.broker import Broker
 from gateway.core.errors import CoreError, ErrorKind
-from gateway.core.queue_census import QueueGauges
+from gateway.core.queue_census import QueueGauges, gather_bounded
 from gateway.core.queues import Queue
 
 MAX_QUEUES = 500  # on the overview; the rest are named by count
@@ -31,14 +31,17 @@ def _broker(request: Request) -> Broker:
 
 
 async def _gauges(broker: Broker, account_id: str, names: Sequence[str]) -> list[QueueGauges]:
-    gauges = []
-    for name in names:
+    async def one(name: str) -> QueueGauges | None:
         try:
-            gauges.append(await broker.queue_gauges(await broker.get_queue(account_id, name)))
+            return await broker.queue_gauges(await broker.get_queue(account_id, name))
         except CoreError as exc:
             if exc.kind is not ErrorKind.NOT_FOUND:
                 raise  # deleted since it was listed: left out; anything else is a failure
-    return gauges
+            return None
+
+    # As many at a time as the census reads (gateway/core/queue_census.py).
+    found = await gather_bounded(names, one)
+    return [gauges for gauges in found if gauges is not None]
 
 
 def _as_json(now_ms: int, gauges: Sequence[QueueGauges]) -> JSONResponse:

@@ -70,9 +70,9 @@ class Census:
 async def take_census(control: ControlPlane, storage: Node, max_items: int) -> Census:
     names, queues_left_out = await _queue_names(control, max_items)
     pushed = await control.subscriptions.pushed()
-    queues = await _bounded(names, lambda key: _queue_gauges(control, storage, *key))
+    queues = await gather_bounded(names, lambda key: _queue_gauges(control, storage, *key))
     cursors = DispatchCursors(control.redis)
-    lags = await _bounded(
+    lags = await gather_bounded(
         pushed[:max_items], lambda key: _subscription_lag(control, storage, cursors, *key)
     )
     return Census(
@@ -97,7 +97,7 @@ async def _queue_names(control: ControlPlane, max_queues: int) -> tuple[list[tup
     return names, left_out
 
 
-async def _bounded(items: Iterable[T], read: Callable[[T], Awaitable[R]]) -> list[R]:
+async def gather_bounded(items: Iterable[T], read: Callable[[T], Awaitable[R]]) -> list[R]:
     """`read` of every item, `CONCURRENCY` at a time, in the items' order."""
     semaphore = asyncio.Semaphore(CONCURRENCY)
 

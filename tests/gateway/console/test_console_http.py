@@ -24,10 +24,22 @@ def browser(gateway: RunningGateway) -> Iterator[httpx.Client]:
         yield client
 
 
-def sign_in(client: httpx.Client, key_id: str = TEST_ACCESS_KEY_ID) -> httpx.Response:
+def login_token(client: httpx.Client) -> str:
+    found = re.search(r'name="login_token" value="([^"]+)"', client.get("/console/login").text)
+    assert found is not None
+    return found.group(1)
+
+
+def sign_in(
+    client: httpx.Client, key_id: str = TEST_ACCESS_KEY_ID, secret: str = TEST_SECRET_ACCESS_KEY
+) -> httpx.Response:
     return client.post(
         "/console/login",
-        data={"access_key_id": key_id, "secret_access_key": TEST_SECRET_ACCESS_KEY},
+        data={
+            "access_key_id": key_id,
+            "secret_access_key": secret,
+            "login_token": login_token(client),
+        },
     )
 
 
@@ -49,8 +61,7 @@ def test_signing_in_sets_a_strict_http_only_session_cookie(browser: httpx.Client
     answer = sign_in(browser)
     assert answer.status_code == 303
     assert answer.headers["location"] == "/console"
-    cookie = answer.headers["set-cookie"]
-    assert cookie.startswith("tidemq_console=")
+    [cookie] = [c for c in answer.headers.get_list("set-cookie") if c.startswith("tidemq_console=")]
     flags = {part.strip().lower() for part in cookie.split(";")[1:]}
     assert {"httponly", "samesite=strict", "path=/console"} <= flags
     page = browser.get("/console")
@@ -64,12 +75,25 @@ def test_signing_in_sets_a_strict_http_only_session_cookie(browser: httpx.Client
     [(TEST_ACCESS_KEY_ID, "not-the-secret"), ("NOSUCHKEY", TEST_SECRET_ACCESS_KEY), ("", "")],
 )
 def test_a_wrong_key_or_secret_is_refused(browser: httpx.Client, key_id: str, secret: str) -> None:
-    answer = browser.post(
-        "/console/login", data={"access_key_id": key_id, "secret_access_key": secret}
-    )
+    answer = sign_in(browser, key_id, secret)
     assert answer.status_code == 401
-    assert "set-cookie" not in answer.headers
+    assert "tidemq_console=" not in answer.headers.get("set-cookie", "")
     assert "do not match a key" in answer.text
+
+
+def test_a_sign_in_posted_from_elsewhere_is_refused(gateway: RunningGateway) -> None:
+    # Another site's form: the right key, but without the form's token and its cookie.
+    with httpx.Client(base_url=gateway.url, follow_redirects=False) as elsewhere:
+        answer = elsewhere.post(
+            "/console/login",
+            data={
+                "access_key_id": TEST_ACCESS_KEY_ID,
+                "secret_access_key": TEST_SECRET_ACCESS_KEY,
+                "login_token": "made-up",
+            },
+        )
+    assert answer.status_code == 403
+    assert "tidemq_console=" not in answer.headers.get("set-cookie", "")
 
 
 def test_a_purge_without_the_session_or_the_right_token_changes_nothing(
@@ -103,13 +127,7 @@ def test_a_purge_without_the_session_or_the_right_token_changes_nothing(
 
 def test_revoking_the_key_ends_its_sessions(gateway: RunningGateway, browser: httpx.Client) -> None:
     issued = gateway.create_key()
-    answer = browser.post(
-        "/console/login",
-        data={
-            "access_key_id": issued.key.access_key_id,
-            "secret_access_key": issued.secret_access_key,
-        },
-    )
+    answer = sign_in(browser, issued.key.access_key_id, issued.secret_access_key)
     assert answer.status_code == 303
     assert browser.get("/console").status_code == 200
     gateway.revoke_key(issued.key.access_key_id)
