@@ -16,12 +16,12 @@ CHECKOV      := checkov>=3.2,<4
 TYPESCRIPT_SDK := sdk/typescript
 NODE_MODULES   := $(TYPESCRIPT_SDK)/node_modules/.installed
 
-.PHONY: up test bench sdk lint typecheck unit clean
+.PHONY: up test bench sdk lint typecheck unit chromium clean
 
 up: $(VENV)/.installed-runtime
 	$(BIN)/tidemq up
 
-test: $(VENV)/.installed-test $(VENV_CHECKOV)/.installed $(NODE_MODULES) lint typecheck unit
+test: $(VENV)/.installed-test $(VENV_CHECKOV)/.installed $(NODE_MODULES) chromium lint typecheck unit
 
 bench: $(VENV)/.installed-test
 	$(BIN)/tidemq bench
@@ -33,7 +33,7 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
-unit: $(VENV)/.installed-test $(VENV_CHECKOV)/.installed $(NODE_MODULES)
+unit: $(VENV)/.installed-test $(VENV_CHECKOV)/.installed $(NODE_MODULES) chromium
 	$(BIN)/pytest
 
 # The documents first: the SDKs are generated from them (sdk/generate.py).
@@ -41,6 +41,16 @@ sdk: $(VENV)/.installed-test $(NODE_MODULES)
 	$(BIN)/tidemq openapi
 	$(BIN)/tidemq asyncapi
 	$(BIN)/python sdk/generate.py
+
+# The console's browser tests drive Debian's chromium through Playwright (never a browser
+# Playwright downloads itself).
+chromium:
+	@command -v chromium >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	  else \
+	    echo "the console's tests need Debian's chromium: sudo apt-get install chromium"; exit 1; \
+	  fi; }
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \

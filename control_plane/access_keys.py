@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from redis.asyncio import Redis
 
+from control_plane import timed_scripts
 from control_plane.access_key_scripts import CREATE_KEY, PUT_KEY, REVOKE_KEY
 from control_plane.acked_pubsub import new_nonce
 from control_plane.clock import Clock
@@ -104,9 +105,9 @@ class AccessKeys:
         self._clock = clock
         self._box = box
         self._cache = cache or MetadataCache()
-        self._create = redis.register_script(CREATE_KEY)
-        self._put = redis.register_script(PUT_KEY)
-        self._revoke = redis.register_script(REVOKE_KEY)
+        self._create = timed_scripts.register(redis, "create_key", CREATE_KEY)
+        self._put = timed_scripts.register(redis, "put_key", PUT_KEY)
+        self._revoke = timed_scripts.register(redis, "revoke_key", REVOKE_KEY)
 
     async def create(
         self,

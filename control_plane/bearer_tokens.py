@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from redis.asyncio import Redis
 
+from control_plane import timed_scripts
 from control_plane.access_keys import DEFAULT_ACCOUNT_ID
 from control_plane.acked_pubsub import new_nonce
 from control_plane.clock import Clock
@@ -119,8 +120,8 @@ class BearerTokens:
         self._redis = redis
         self._clock = clock
         self._cache = cache or MetadataCache()
-        self._create = redis.register_script(CREATE_SCRIPT)
-        self._revoke = redis.register_script(REVOKE_SCRIPT)
+        self._create = timed_scripts.register(redis, "create_script", CREATE_SCRIPT)
+        self._revoke = timed_scripts.register(redis, "revoke_script", REVOKE_SCRIPT)
 
     async def create(self, account_id: str = DEFAULT_ACCOUNT_ID, *, ttl_ms: int) -> IssuedToken:
         """A new token for the account, valid for `ttl_ms` from now."""

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from redis.asyncio import Redis
 
+from control_plane import timed_scripts
 from control_plane.clock import Clock
 from control_plane.delivery_scripts import (
     CHANGE_VISIBILITY,
@@ -107,17 +108,19 @@ class Deliveries:
         self._redis = redis
         self._clock = clock
         self._signer = signer
-        self._claim = redis.register_script(CLAIM)
-        self._claim_fifo = redis.register_script(CLAIM_FIFO)
-        self._register_fifo = redis.register_script(REGISTER_FIFO)
-        self._deduplicate = redis.register_script(DEDUPLICATE)
-        self._delay = redis.register_script(DELAY)
-        self._defer = redis.register_script(DEFER)
-        self._delete = redis.register_script(DELETE_MESSAGES)
-        self._change_visibility = redis.register_script(CHANGE_VISIBILITY)
-        self._remove = redis.register_script(REMOVE)
-        self._purge = redis.register_script(PURGE)
-        self._seek = redis.register_script(SEEK)
+        self._claim = timed_scripts.register(redis, "claim", CLAIM)
+        self._claim_fifo = timed_scripts.register(redis, "claim_fifo", CLAIM_FIFO)
+        self._register_fifo = timed_scripts.register(redis, "register_fifo", REGISTER_FIFO)
+        self._deduplicate = timed_scripts.register(redis, "deduplicate", DEDUPLICATE)
+        self._delay = timed_scripts.register(redis, "delay", DELAY)
+        self._defer = timed_scripts.register(redis, "defer", DEFER)
+        self._delete = timed_scripts.register(redis, "delete_messages", DELETE_MESSAGES)
+        self._change_visibility = timed_scripts.register(
+            redis, "change_visibility", CHANGE_VISIBILITY
+        )
+        self._remove = timed_scripts.register(redis, "remove", REMOVE)
+        self._purge = timed_scripts.register(redis, "purge", PURGE)
+        self._seek = timed_scripts.register(redis, "seek", SEEK)
 
     async def claim(
         self,
@@ -424,6 +427,20 @@ class Deliveries:
         if lowest:
             floor = min(floor, int(lowest[0][1]))
         return floor
+
+    async def undeleted(
+        self, subscription_id: str, partition: int, limit: int
+    ) -> tuple[list[int], int]:
+        """The partition's first `limit` offsets that were delivered or delayed and are
+        not deleted yet, and its cursor (every offset from it on was never delivered).
+        Read without a lock: what a console shows, not what a receive may rely on."""
+        sub = SubscriptionKeys(subscription_id)
+        with redis_boundary():
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.hget(sub.cursors, str(partition))
+                pipe.zrange(sub.unacked(partition), 0, limit - 1, withscores=True)
+                cursor, taken = await pipe.execute()
+        return [int(score) for _, score in taken], int(cursor or 0)
 
     async def counters(self, subscription_id: str) -> dict[str, int]:
         """The subscription's counters: `expired`, `dead_lettered`."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from redis.asyncio import Redis
 
+from control_plane import timed_scripts
 from control_plane.errors import redis_boundary
 from control_plane.redis_keys import SubscriptionKeys
 
@@ -45,9 +46,9 @@ return 1
 class DispatchCursors:
     def __init__(self, redis: Redis) -> None:
         self._redis = redis
-        self._hold = redis.register_script(HOLD)
-        self._advance = redis.register_script(ADVANCE)
-        self._release = redis.register_script(RELEASE)
+        self._hold = timed_scripts.register(redis, "hold", HOLD)
+        self._advance = timed_scripts.register(redis, "advance", ADVANCE)
+        self._release = timed_scripts.register(redis, "release", RELEASE)
 
     async def hold(self, subscription_id: str, owner: str, ttl_ms: int) -> bool:
         """Takes or renews the lease on delivering the subscription; False if another

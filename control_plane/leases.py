@@ -49,7 +49,7 @@ from dataclasses import dataclass, replace
 
 from redis.asyncio import Redis
 
-from control_plane import redis_keys
+from control_plane import redis_keys, timed_scripts
 from control_plane.clock import Clock
 from control_plane.cluster_scripts import (
     ACQUIRE_LEASE,
@@ -80,11 +80,11 @@ class Leases:
     def __init__(self, redis: Redis, clock: Clock) -> None:
         self._redis = redis
         self._clock = clock
-        self._acquire = redis.register_script(ACQUIRE_LEASE)
-        self._renew = redis.register_script(RENEW_LEASE)
-        self._release = redis.register_script(RELEASE_LEASE)
-        self._check = redis.register_script(CHECK_LEASE)
-        self._holder = redis.register_script(LEASE_HOLDER)
+        self._acquire = timed_scripts.register(redis, "acquire_lease", ACQUIRE_LEASE)
+        self._renew = timed_scripts.register(redis, "renew_lease", RENEW_LEASE)
+        self._release = timed_scripts.register(redis, "release_lease", RELEASE_LEASE)
+        self._check = timed_scripts.register(redis, "check_lease", CHECK_LEASE)
+        self._holder = timed_scripts.register(redis, "lease_holder", LEASE_HOLDER)
 
     async def acquire(
         self, stream_id: str, partition: int, node_id: str, ttl_ms: int

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from redis.asyncio import Redis
 
-from control_plane import redis_keys
+from control_plane import redis_keys, timed_scripts
 from control_plane.clock import Clock
 from control_plane.cluster_scripts import (
     DEREGISTER_NODE,
@@ -59,10 +59,10 @@ class Membership:
     def __init__(self, redis: Redis, clock: Clock) -> None:
         self._redis = redis
         self._clock = clock
-        self._register = redis.register_script(REGISTER_NODE)
-        self._heartbeat = redis.register_script(HEARTBEAT_NODE)
-        self._deregister = redis.register_script(DEREGISTER_NODE)
-        self._list = redis.register_script(LIST_LIVE_NODES)
+        self._register = timed_scripts.register(redis, "register_node", REGISTER_NODE)
+        self._heartbeat = timed_scripts.register(redis, "heartbeat_node", HEARTBEAT_NODE)
+        self._deregister = timed_scripts.register(redis, "deregister_node", DEREGISTER_NODE)
+        self._list = timed_scripts.register(redis, "list_live_nodes", LIST_LIVE_NODES)
 
     async def register(self, node_id: str, address: str, ttl_ms: int) -> NodeInfo:
         """Registers the node as live for `ttl_ms` from now, replacing any earlier entry."""

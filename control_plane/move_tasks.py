@@ -20,7 +20,7 @@ from typing import Literal, cast
 import orjson
 from redis.asyncio import Redis
 
-from control_plane import redis_keys
+from control_plane import redis_keys, timed_scripts
 from control_plane.clock import Clock
 from control_plane.errors import InvalidParameterValue, ResourceNotFound, redis_boundary
 
@@ -101,7 +101,7 @@ class MoveTaskStore:
     def __init__(self, redis: Redis, clock: Clock) -> None:
         self._redis = redis
         self._clock = clock
-        self._start = redis.register_script(START_TASK)
+        self._start = timed_scripts.register(redis, "start_task", START_TASK)
 
     async def start(
         self,

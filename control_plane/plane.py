@@ -5,6 +5,7 @@ from __future__ import annotations
 from redis.asyncio import BlockingConnectionPool, Redis
 
 from control_plane import redis_keys
+from control_plane.accounts import AccountIndex
 from control_plane.clock import Clock, SystemClock
 from control_plane.deliveries import Deliveries
 from control_plane.errors import redis_boundary
@@ -39,6 +40,7 @@ class ControlPlane:
         self.leases = Leases(redis, clock)
         self.move_tasks = MoveTaskStore(redis, clock)
         self.wakeups = WakeUps()
+        self.accounts = AccountIndex(redis)
 
     @classmethod
     async def connect(cls, redis_url: str, clock: Clock | None = None) -> ControlPlane:

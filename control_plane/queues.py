@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 import orjson
 from redis.asyncio import Redis
 
-from control_plane import redis_keys
+from control_plane import redis_keys, timed_scripts
+from control_plane.accounts import AccountIndex
 from control_plane.acked_pubsub import new_nonce
 from control_plane.arns import queue_arn
 from control_plane.clock import Clock
@@ -90,10 +91,11 @@ class QueueStore:
         self._redis = redis
         self._clock = clock
         self._cache = cache or MetadataCache()
-        self._create = redis.register_script(CREATE_QUEUE)
-        self._delete = redis.register_script(DELETE_QUEUE)
-        self._set_attributes = redis.register_script(SET_ATTRIBUTES)
-        self._tag = redis.register_script(TAG_QUEUE)
+        self._accounts = AccountIndex(redis)
+        self._create = timed_scripts.register(redis, "create_queue", CREATE_QUEUE)
+        self._delete = timed_scripts.register(redis, "delete_queue", DELETE_QUEUE)
+        self._set_attributes = timed_scripts.register(redis, "set_attributes", SET_ATTRIBUTES)
+        self._tag = timed_scripts.register(redis, "tag_queue", TAG_QUEUE)
 
     async def create(
         self,
@@ -148,6 +150,7 @@ class QueueStore:
                     f"attribute(s) {', '.join(_differing(existing.attributes, wanted))}"
                 )
             return existing
+        await self._accounts.add(account_id)
         return QueueInfo(account_id, name, stream_id, now_ms, now_ms, 1, wanted)
 
     async def get(self, account_id: str, name: str) -> QueueInfo:
@@ -229,13 +232,24 @@ class QueueStore:
                 await wait_applied(self._redis, nonce, receivers)
         return queue
 
-    async def list_names(self, account_id: str, prefix: str = "") -> list[str]:
-        """Queue names in lexicographic order, those starting with `prefix` only."""
+    async def list_names(
+        self, account_id: str, prefix: str = "", limit: int | None = None
+    ) -> list[str]:
+        """Queue names in lexicographic order, those starting with `prefix` only; the
+        first `limit` of them when it is given."""
         low = b"[" + prefix.encode() if prefix else b"-"
         high = b"[" + prefix.encode() + b"\xff" if prefix else b"+"
+        page = {} if limit is None else {"start": 0, "num": limit}
         with redis_boundary():
-            names = await self._redis.zrangebylex(redis_keys.queue_catalogue(account_id), low, high)
+            names = await self._redis.zrangebylex(
+                redis_keys.queue_catalogue(account_id), low, high, **page
+            )
         return [as_text(name) for name in names]
+
+    async def count(self, account_id: str) -> int:
+        """How many queues the account has."""
+        with redis_boundary():
+            return int(await self._redis.zcard(redis_keys.queue_catalogue(account_id)))
 
     async def add_permission(
         self,

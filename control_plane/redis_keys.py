@@ -17,6 +17,21 @@ SNS_SIGNING_KEY = f"{PREFIX}:sns-signing-key"
 WRITER_EPOCH = f"{PREFIX}:writer-epoch"
 
 
+# Set of the accounts that own queues or topics (control_plane/accounts.py), and the marker
+# saying that it also holds those of catalogues made before the index existed.
+ACCOUNTS = f"{PREFIX}:accounts"
+ACCOUNTS_INDEXED = f"{PREFIX}:accounts-indexed"
+
+
+def account_of_catalogue(key: str) -> str | None:
+    """The account of a queue or topic catalogue's key; None for any other key."""
+    head, _, rest = key.partition(":{a:")
+    account_id, _, tail = rest.partition("}:")
+    if head != PREFIX or not account_id or tail not in ("queues", "topics"):
+        return None
+    return account_id
+
+
 def queue_catalogue(account_id: str) -> str:
     """Sorted set of the account's queue names (all score 0, so ZRANGEBYLEX pages by prefix)."""
     return f"{PREFIX}:{{a:{account_id}}}:queues"

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import orjson
 from redis.asyncio import Redis
 
-from control_plane import redis_keys
+from control_plane import redis_keys, timed_scripts
 from control_plane.arns import subscription_arn, topic_arn
 from control_plane.clock import Clock
 from control_plane.errors import NotFound, redis_boundary
@@ -74,10 +74,12 @@ class SubscriptionStore:
     def __init__(self, redis: Redis, clock: Clock) -> None:
         self._redis = redis
         self._clock = clock
-        self._subscribe = redis.register_script(SUBSCRIBE)
-        self._unsubscribe = redis.register_script(UNSUBSCRIBE)
-        self._confirm = redis.register_script(CONFIRM)
-        self._set_attributes = redis.register_script(SET_SUBSCRIPTION_ATTRIBUTES)
+        self._subscribe = timed_scripts.register(redis, "subscribe", SUBSCRIBE)
+        self._unsubscribe = timed_scripts.register(redis, "unsubscribe", UNSUBSCRIBE)
+        self._confirm = timed_scripts.register(redis, "confirm", CONFIRM)
+        self._set_attributes = timed_scripts.register(
+            redis, "set_subscription_attributes", SET_SUBSCRIPTION_ATTRIBUTES
+        )
 
     async def subscribe(
         self,

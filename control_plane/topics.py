@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 import orjson
 from redis.asyncio import Redis
 
-from control_plane import redis_keys
+from control_plane import redis_keys, timed_scripts
+from control_plane.accounts import AccountIndex
 from control_plane.acked_pubsub import new_nonce
 from control_plane.arns import topic_arn
 from control_plane.clock import Clock
@@ -57,10 +58,13 @@ class TopicStore:
         self._redis = redis
         self._clock = clock
         self._cache = cache or MetadataCache()
-        self._create = redis.register_script(CREATE_TOPIC)
-        self._delete = redis.register_script(DELETE_TOPIC)
-        self._set_attributes = redis.register_script(SET_TOPIC_ATTRIBUTES)
-        self._tag = redis.register_script(TAG_QUEUE)
+        self._accounts = AccountIndex(redis)
+        self._create = timed_scripts.register(redis, "create_topic", CREATE_TOPIC)
+        self._delete = timed_scripts.register(redis, "delete_topic", DELETE_TOPIC)
+        self._set_attributes = timed_scripts.register(
+            redis, "set_topic_attributes", SET_TOPIC_ATTRIBUTES
+        )
+        self._tag = timed_scripts.register(redis, "tag_queue", TAG_QUEUE)
 
     async def create(
         self, account_id: str, name: str, attributes: Mapping[str, str], tags: Mapping[str, str]
@@ -87,6 +91,7 @@ class TopicStore:
                 ],
             )
         if int(created) == 1:
+            await self._accounts.add(account_id)
             return TopicInfo(account_id, name, stream_id, now_ms, wanted), True
         existing = await self._read(account_id, name)
         if any(existing.attributes.get(k) != v for k, v in wanted.items()):

@@ -16,8 +16,12 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.routing import Route, WebSocketRoute
 
+from gateway import metrics
 from gateway.aws_endpoint import aws_endpoint
+from gateway.console.routes import console_routes
 from gateway.health import healthz, readyz
+from gateway.metrics_endpoint import PATH as METRICS_PATH
+from gateway.metrics_endpoint import metrics_endpoint
 from gateway.rest.routes import http_error, rest_routes
 from gateway.sns.certificate import ROUTE_PATH as SIGNING_CERTIFICATE_PATH
 from gateway.sns.certificate import signing_certificate
@@ -33,17 +37,29 @@ Lifespan = Callable[[Starlette], AbstractAsyncContextManager[Any]]
 DEFAULT_WS_TOKEN_RECHECK_S = 10.0
 
 
-def create_app(lifespan: Lifespan, public_url: str | None = None) -> Starlette:
-    """`public_url`: base of queue URLs; when None they are built from the Host header."""
+def create_app(
+    lifespan: Lifespan,
+    public_url: str | None = None,
+    *,
+    metrics_max_queues: int = metrics.DEFAULT_MAX_QUEUES,
+    metrics_token: str | None = None,
+) -> Starlette:
+    """`public_url`: base of queue URLs; when None they are built from the Host header.
+
+    `metrics_max_queues`: the queues (and topics, and subscriptions) `/metrics` shows at
+    most; `metrics_token`: the bearer token a scrape must carry, None for none.
+    """
     app = Starlette(
         routes=[
             # SQS and SNS share the root, routed by the request's signature.
             Route("/", aws_endpoint, methods=["POST", "GET"]),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
+            Route(METRICS_PATH, metrics_endpoint, methods=["GET"]),
             # SQS's Query protocol also posts to a queue's own URL: /<account id>/<queue>.
             Route("/{account_id:int}/{queue_name}", sqs_endpoint, methods=["POST", "GET"]),
             *rest_routes(),
+            *console_routes(),
             WebSocketRoute(WEBSOCKET_PATH, websocket_endpoint),
             Route("/asyncapi.json", asyncapi_json, methods=["GET"]),
             # Unauthenticated: webhook receivers fetch it to check message signatures.
@@ -54,4 +70,7 @@ def create_app(lifespan: Lifespan, public_url: str | None = None) -> Starlette:
     )
     app.state.public_url = public_url.rstrip("/") if public_url else None
     app.state.ws_token_recheck_s = DEFAULT_WS_TOKEN_RECHECK_S
+    app.state.metrics_max_queues = metrics_max_queues
+    app.state.metrics_token = metrics_token
+    metrics.set_max_queues(metrics_max_queues)
     return app

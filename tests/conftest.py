@@ -266,6 +266,8 @@ def start_gateway(
     auth_clock: Clock | None = None,
     max_message_bytes: int = 1024 * 1024,
     archive: ArchiveOptions | None = None,
+    metrics_max_queues: int = 1_000,
+    metrics_token: str | None = None,
 ) -> RunningGateway:
     """Starts the stack with TEST_ACCESS_KEY_ID / TEST_SECRET_ACCESS_KEY registered.
 
@@ -287,6 +289,8 @@ def start_gateway(
         max_message_bytes=max_message_bytes,
         archive=archive,
         advertised_url=f"http://127.0.0.1:{port}",
+        metrics_max_queues=metrics_max_queues,
+        metrics_token=metrics_token,
     )
     config = uvicorn.Config(
         app, host="127.0.0.1", port=port, lifespan="on", log_config=None, access_log=False

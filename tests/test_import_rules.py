@@ -25,7 +25,8 @@ OURS = (
     "pyspark_tidemq",
     "loadtests",
 )
-PROTOCOLS = ("gateway.sqs", "gateway.rest", "gateway.ws", "gateway.sns")
+# The console is a sibling of the protocols: the same rules hold for it.
+PROTOCOLS = ("gateway.sqs", "gateway.rest", "gateway.ws", "gateway.sns", "gateway.console")
 BELOW_GATEWAY = ("control_plane", "storage_nodes")
 
 # The only gateway packages that may import control_plane / storage_nodes, and which.

@@ -99,6 +99,8 @@ def run(settings: Settings) -> None:
                 max_message_bytes=settings.max_message_bytes,
                 archive=archive_options(settings),
                 advertised_url=f"http://{settings.host}:{settings.port}",
+                metrics_max_queues=settings.metrics_max_queues,
+                metrics_token=settings.metrics_token,
             )
             config = uvicorn.Config(
                 app,

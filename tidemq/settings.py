@@ -63,6 +63,10 @@ class Settings:
     request_read_timeout_s: int = 30
     # Open connections; past it new ones are answered 503 (each long poll holds one).
     max_connections: int = 10_000
+    # The most queues (and topics, and subscriptions) /metrics shows (docs/operations.md).
+    metrics_max_queues: int = 1_000
+    # When set, /metrics wants `Authorization: Bearer <this>`.
+    metrics_token: str | None = field(default=None, repr=False)
 
     @classmethod
     def load(
@@ -146,6 +150,7 @@ _INTEGERS = {
     "archive_retention_ms": 14 * 86_400_000,
     "request_read_timeout_s": 1,
     "max_connections": 1,
+    "metrics_max_queues": 1,
 }
 
 

@@ -19,9 +19,11 @@ from control_plane.bearer_tokens import BearerTokens
 from control_plane.clock import Clock, SystemClock
 from control_plane.plane import ControlPlane
 from control_plane.secret_box import SecretBox
+from gateway import metrics
 from gateway.app import create_app
 from gateway.auth.authenticator import Authenticator
 from gateway.auth.bearer import TokenVerifier
+from gateway.auth.console_sessions import ConsoleSessions
 from gateway.core.broker import DEFAULT_MAX_MESSAGE_BYTES, Broker
 from gateway.core.envelopes import Envelopes
 from gateway.heap import freeze_startup_heap
@@ -142,6 +144,8 @@ def build_app(
     auth_clock: Clock | None = None,
     archive: ArchiveOptions | None = None,
     advertised_url: str,
+    metrics_max_queues: int = metrics.DEFAULT_MAX_QUEUES,
+    metrics_token: str | None = None,
 ) -> Starlette:
     """`master_key`: the key access-key secrets are sealed under (tidemq/master_key.py).
 
@@ -152,6 +156,9 @@ def build_app(
     what request dates and token expiries are checked against, the system clock unless
     given: clients sign with the real time, also when a test moves the message clock by
     hand.
+
+    `metrics_max_queues` and `metrics_token`: what `/metrics` shows at most, and the
+    token it asks for (gateway/app.py).
     """
     box = SecretBox(master_key)
     request_clock = auth_clock or SystemClock()
@@ -175,6 +182,7 @@ def build_app(
                 AccessKeys(control.redis, control.clock, box, control.metadata_cache),
                 request_clock,
             )
+            app.state.console_sessions = ConsoleSessions(master_key, request_clock)
             app.state.token_verifier = TokenVerifier(
                 BearerTokens(control.redis, control.clock, control.metadata_cache),
                 request_clock,
@@ -182,7 +190,12 @@ def build_app(
             # Everything start-up made lives as long as the gateway: out of the
             # collector's walks from here on (gateway/heap.py).
             freeze_startup_heap()
-            async with trimming_heap():
-                yield
+            try:
+                async with trimming_heap():
+                    yield
+            finally:
+                metrics.process_stopped()
 
-    return create_app(lifespan, public_url)
+    return create_app(
+        lifespan, public_url, metrics_max_queues=metrics_max_queues, metrics_token=metrics_token
+    )

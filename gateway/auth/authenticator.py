@@ -9,6 +9,7 @@ every request, so a key revoked on any gateway is refused by all of them at once
 
 from __future__ import annotations
 
+import hmac
 import logging
 from dataclasses import dataclass
 
@@ -63,6 +64,29 @@ class Authenticator:
         except ControlPlaneError as exc:
             raise from_lower_layer(exc) from exc
         return Principal(issued.key.account_id, issued.key.access_key_id)
+
+    async def sign_in(self, access_key_id: str, secret_access_key: str) -> Principal | None:
+        """The principal of a key id and its secret as a person types them (the console's
+        login); None if they do not match a key."""
+        try:
+            issued = await self._keys.get(access_key_id)
+        except ControlPlaneError as exc:  # SecretUnreadable included
+            raise from_lower_layer(exc) from exc
+        if issued is None or not hmac.compare_digest(
+            issued.secret_access_key.encode(), secret_access_key.encode()
+        ):
+            log.info("console sign-in refused (key %s)", access_key_id[:40])
+            return None
+        return Principal(issued.key.account_id, issued.key.access_key_id)
+
+    async def still_valid(self, principal: Principal) -> bool:
+        """Whether the principal's key still exists in its account (a session made with
+        a key ends when the key is revoked)."""
+        try:
+            issued = await self._keys.get(principal.access_key_id)
+        except ControlPlaneError as exc:
+            raise from_lower_layer(exc) from exc
+        return issued is not None and issued.key.account_id == principal.account_id
 
 
 async def authenticate(request: Request, body: bytes, *, service: str) -> Principal:

@@ -15,12 +15,15 @@ from collections.abc import Mapping, Sequence
 
 from control_plane.clock import Clock
 from control_plane.deliveries import SubscriptionStats
+from control_plane.dispatch_cursors import DispatchCursors
 from control_plane.errors import PurgeQueueInProgress
 from control_plane.move_tasks import MoveTask, parse_handle
 from control_plane.plane import ControlPlane
 from control_plane.queue_attributes import MAX_MESSAGE_BYTES, integer_value, with_names_trimmed
 from control_plane.queue_policy import allows
 from control_plane.queues import QueueInfo, check_queue_name
+from control_plane.subscriptions import SubscriptionInfo
+from gateway import metrics
 from gateway.core import validation
 from gateway.core.consumables import Consumable, queue_consumable
 from gateway.core.dispatch_governor import DispatchGovernor
@@ -40,7 +43,15 @@ from gateway.core.messages import (
     SentMessage,
 )
 from gateway.core.move_tasks import MoveTaskRunner
+from gateway.core.peek import PeekedMessage, peek
 from gateway.core.pull_subscriptions import PullSubscriptions
+from gateway.core.queue_census import (
+    Census,
+    QueueGauges,
+    queue_gauges,
+    subscription_behind,
+    take_census,
+)
 from gateway.core.receiver import EntryResults, Receiver, log_ends
 from gateway.core.sender import Sender
 from gateway.core.topics import Topics
@@ -152,6 +163,7 @@ class Broker:
         deleted = await self._control.queues.delete(queue.account_id, queue.name)
         await self._control.forget_stream(deleted.stream_id, deleted.partitions)
         await self._storage.drop_stream(deleted.stream_id)
+        metrics.queues.drop(queue.account_id, queue.name)
 
     @translated
     async def purge_queue(self, queue: QueueInfo) -> None:
@@ -167,6 +179,28 @@ class Broker:
     async def queue_stats(self, queue: QueueInfo) -> SubscriptionStats:
         ends = await log_ends(self._storage, queue.stream_id, queue.partitions)
         return await self._control.deliveries.stats(queue.stream_id, ends, fifo=queue.fifo)
+
+    @translated
+    async def census(self, max_items: int) -> Census:
+        """Every queue's depth and oldest message and every pushed subscription's lag, for
+        at most `max_items` of each: the gauges of /metrics (gateway/core/queue_census.py)."""
+        return await take_census(self._control, self._storage, max_items)
+
+    @translated
+    async def queue_gauges(self, queue: QueueInfo) -> QueueGauges:
+        """The queue's counts, oldest message's age and messages ever appended."""
+        return await queue_gauges(self._control, self._storage, queue)
+
+    @translated
+    async def peek(self, queue: QueueInfo, max_messages: int) -> list[PeekedMessage]:
+        """The queue's next messages, read without receiving them (gateway/core/peek.py)."""
+        return await peek(self._control, self._storage, queue, max_messages)
+
+    @translated
+    async def subscription_behind(self, subscription: SubscriptionInfo) -> int:
+        """Messages of the topic's log the pushed subscription has not taken yet."""
+        cursors = DispatchCursors(self._control.redis)
+        return await subscription_behind(self._storage, cursors, subscription)
 
     @translated
     async def set_queue_attributes(

@@ -20,6 +20,7 @@ import orjson
 
 from control_plane.plane import ControlPlane
 from control_plane.topics import TopicInfo
+from gateway import metrics
 from gateway.core import validation
 from gateway.core.errors import CoreError, invalid_parameter
 from gateway.core.messages import AttributeInput, MessageAttribute, MessageInput
@@ -73,6 +74,9 @@ class Publisher:
         if valid:
             records = [record for _, record in valid]
             base = await self._storage.append(topic.stream_id, 0, records)
+            counters = metrics.topics.of(topic.account_id, topic.name)
+            counters.published.inc(len(records))
+            counters.published_bytes.inc(sum(len(record.body) for record in records))
             published = await self._published(topic, records, base)
             for (index, _), one in zip(valid, published, strict=True):
                 results[index] = one

@@ -21,11 +21,13 @@ import logging
 from collections import defaultdict
 from collections.abc import Sequence
 
+from control_plane.arns import parse_queue_arn
 from control_plane.deliveries import Delivery, FifoEntry
 from control_plane.errors import ControlPlaneError, MessageNotInflight, QueueDoesNotExist
 from control_plane.plane import ControlPlane
 from control_plane.queues import QueueInfo
 from control_plane.receipts import Receipt
+from gateway import metrics
 from gateway.core.consumables import Consumable
 from gateway.core.errors import CoreError, from_lower_layer
 from gateway.core.messages import DEAD_LETTER_SOURCE, ReceivedMessage
@@ -83,6 +85,9 @@ class Receiver:
         (the message was received again since) succeeds and deletes nothing, as in SQS."""
         results, receipts = self._verify(source, receipt_handles)
         deleted = await self._control.deliveries.delete([r for _, r in receipts])
+        counters = queue_counters(source)
+        if counters is not None:
+            counters.deleted.inc(sum(deleted))
         if source.fifo and any(deleted):
             # The next messages of the groups may be waiting for these.
             self._control.wakeups.notify(source.stream_id)
@@ -146,19 +151,27 @@ class Receiver:
         now_ms = self._control.clock.now_ms()
         retention_ms = source.retention_ms
         policy = source.filter_policy
+        counters = queue_counters(source)
         received, filtered = [], []
+        received_bytes = 0
         for delivery in claim.deliveries:
             record = records.get((delivery.partition, delivery.offset))
             if record is None or (
                 retention_ms is not None and record.timestamp_ms + retention_ms <= now_ms
             ):
                 await deliveries.remove(delivery, "expired")
+                if counters is not None:
+                    counters.expired.inc()
             elif policy is not None and not policy.matches(record.attributes, record.body):
                 filtered.append(delivery)
             elif delivery.receive_count == 1 and record.timestamp_ms + record.delay_ms > now_ms:
                 await deliveries.defer(delivery, record.timestamp_ms + record.delay_ms)
             else:
                 received.append(ReceivedMessage(record, delivery, source.fifo))
+                received_bytes += len(record.body)
+        if received and counters is not None:
+            counters.received.inc(len(received))
+            counters.received_bytes.inc(received_bytes)
         if filtered:
             # One script for all of them: a selective filter may pass over many at a time.
             await deliveries.delete(
@@ -218,3 +231,13 @@ class Receiver:
                 await self._control.deliveries.register_fifo(target.stream_id, [entry], 0)
             self._control.wakeups.notify(target.stream_id)
         await self._control.deliveries.remove(delivery, "dead_lettered")
+        counters = queue_counters(source)
+        if counters is not None:
+            counters.dead_lettered.inc()
+
+
+def queue_counters(source: Consumable) -> metrics.QueueCounters | None:
+    """The /metrics counters of a queue; None for a topic's pull subscription (topics
+    count their publishes, not their subscriptions' receives)."""
+    queue = parse_queue_arn(source.arn)
+    return metrics.queues.of(*queue) if queue is not None else None

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from control_plane.deliveries import FifoEntry, Registered
 from control_plane.plane import ControlPlane
 from control_plane.queues import QueueInfo
+from gateway import metrics
 from gateway.core import digests
 from gateway.core.messages import NewMessage, SentMessage
 from gateway.message_ids import new_message_ids
@@ -47,6 +48,9 @@ class Sender:
             for i, message in enumerate(messages)
         ]
         base = await self._storage.append(queue.stream_id, 0, records)
+        counters = metrics.queues.of(queue.account_id, queue.name)
+        counters.sent.inc(len(records))
+        counters.sent_bytes.inc(sum(len(record.body) for record in records))
         if queue.fifo:
             registered = await self._register_fifo(queue, messages, records, base)
             control.wakeups.notify(queue.stream_id)

@@ -24,6 +24,7 @@ from control_plane.arns import is_subscription_id, parse_subscription_arn, parse
 from control_plane.plane import ControlPlane
 from control_plane.subscriptions import SubscriptionInfo
 from control_plane.topics import TopicInfo
+from gateway import metrics
 from gateway.core import subscription_attributes, topic_attributes, topic_policy
 from gateway.core.dispatch_governor import DispatchGovernor
 from gateway.core.errors import CoreError, ErrorKind, translated
@@ -178,6 +179,7 @@ class Topics:
             await self._control.deliveries.drop(subscription_id, 1)
         await self._control.forget_stream(topic.stream_id, 1)
         await self._storage.drop_stream(topic.stream_id)
+        metrics.topics.drop(account_id, name)
 
     @translated
     async def list_topics(self, account_id: str, next_token: str | None) -> Page:

@@ -13,11 +13,13 @@ else is a fault of ours, logged with its traceback and answered 500 without deta
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
 
 from starlette.requests import Request
 from starlette.responses import Response
 
+from gateway import metrics
 from gateway.base_url import base_url
 from gateway.core.broker import Broker
 from gateway.core.errors import CoreError
@@ -38,7 +40,15 @@ MAX_REQUEST_BYTES = 8 * 1024 * 1024
 
 
 def endpoint(op: Operation) -> Callable[[Request], Awaitable[Response]]:
+    action = op.operation_id
+
     async def handle(request: Request) -> Response:
+        started_s = time.perf_counter()
+        response = await serve(request)
+        metrics.observe_request("rest", action, started_s, response.status_code)
+        return response
+
+    async def serve(request: Request) -> Response:
         request_id = new_request_id()
         try:
             result = await _run(op, request)

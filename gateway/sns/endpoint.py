@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
+from gateway import metrics
 from gateway.auth import sigv4
 from gateway.auth.authenticator import authenticate
 from gateway.auth.errors import AuthError, MissingAuthenticationToken
@@ -44,6 +46,15 @@ OFF_LOOP_BYTES = 256 * 1024
 
 
 async def sns_endpoint(request: Request) -> Response:
+    started_s = time.perf_counter()
+    response, action = await _serve(request)
+    known = action if action in ACTIONS else metrics.UNKNOWN_ACTION
+    metrics.observe_request("sns", known, started_s, response.status_code)
+    return response
+
+
+async def _serve(request: Request) -> tuple[Response, str]:
+    """The response, and the action it ran ("" if the request named none TideMQ serves)."""
     request_id = new_request_id()
     action = ""
     try:
@@ -65,19 +76,19 @@ async def sns_endpoint(request: Request) -> Response:
         result = await handler(context, params)
     except ClientGone:
         log.debug("request %s: the client left before its body arrived", request_id)
-        return Response(status_code=400)
+        return Response(status_code=400), action
     except SnsError as exc:
-        return _error(exc, request_id)
+        return _error(exc, request_id), action
     except (CoreError, AuthError) as exc:
-        return _error(from_core(exc), request_id)
+        return _error(from_core(exc), request_id), action
     except Exception:
         log.exception("SNS request %s failed", request_id)
-        return _error(internal_error(), request_id)
+        return _error(internal_error(), request_id), action
     return Response(
         query_protocol.render(action, result, request_id),
         media_type=query_protocol.CONTENT_TYPE,
         headers={"x-amzn-RequestId": request_id},
-    )
+    ), action
 
 
 async def _body(request: Request) -> bytes:

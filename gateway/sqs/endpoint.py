@@ -16,12 +16,14 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
 from typing import Any
 
 import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
+from gateway import metrics
 from gateway.auth.authenticator import authenticate
 from gateway.auth.errors import AuthError
 from gateway.base_url import base_url
@@ -47,6 +49,15 @@ OFF_LOOP_BYTES = 256 * 1024
 
 
 async def sqs_endpoint(request: Request) -> Response:
+    started_s = time.perf_counter()
+    response, action = await _serve(request)
+    known = action if action in ACTIONS else metrics.UNKNOWN_ACTION
+    metrics.observe_request("sqs", known, started_s, response.status_code)
+    return response
+
+
+async def _serve(request: Request) -> tuple[Response, str]:
+    """The response, and the action the request named ("" if it named none)."""
     request_id = new_request_id()
     query = _is_query(request)
     action = ""
@@ -66,11 +77,11 @@ async def sqs_endpoint(request: Request) -> Response:
         result = await handler(_context(request, principal.account_id, action), params)
     except ClientGone:
         log.debug("request %s: the client left before its body arrived", request_id)
-        return Response(status_code=400)
+        return Response(status_code=400), action
     except SqsError as exc:
-        return _error(exc, request_id, query)
+        return _error(exc, request_id, query), action
     except (CoreError, AuthError) as exc:
-        return _error(from_core(exc), request_id, query)
+        return _error(from_core(exc), request_id, query), action
     except Exception:
         log.exception("SQS request %s failed", request_id)
         error = SqsError(
@@ -79,12 +90,12 @@ async def sqs_endpoint(request: Request) -> Response:
             http_status=500,
             sender_fault=False,
         )
-        return _error(error, request_id, query)
+        return _error(error, request_id, query), action
     headers = {"x-amzn-RequestId": request_id}
     if query:
         xml = query_protocol.render(action, result, request_id)
-        return Response(xml, media_type=query_protocol.CONTENT_TYPE, headers=headers)
-    return Response(orjson.dumps(result), media_type=CONTENT_TYPE, headers=headers)
+        return Response(xml, media_type=query_protocol.CONTENT_TYPE, headers=headers), action
+    return Response(orjson.dumps(result), media_type=CONTENT_TYPE, headers=headers), action
 
 
 def _is_query(request: Request) -> bool:

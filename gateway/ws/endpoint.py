@@ -18,6 +18,7 @@ import msgspec
 from starlette.responses import Response
 from starlette.websockets import WebSocket
 
+from gateway import metrics
 from gateway.auth.bearer import TokenVerifier
 from gateway.auth.errors import AuthError
 from gateway.core.errors import CoreError
@@ -47,14 +48,18 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
         await websocket.send_denial_response(_denial(error))
         return
     await websocket.accept()
-    await Session(
-        websocket,
-        websocket.app.state.broker,
-        principal.account_id,
-        token=token,
-        verifier=verifier,
-        token_recheck_s=websocket.app.state.ws_token_recheck_s,
-    ).run()
+    metrics.WS_CONNECTIONS.inc()
+    try:
+        await Session(
+            websocket,
+            websocket.app.state.broker,
+            principal.account_id,
+            token=token,
+            verifier=verifier,
+            token_recheck_s=websocket.app.state.ws_token_recheck_s,
+        ).run()
+    finally:
+        metrics.WS_CONNECTIONS.dec()
 
 
 def _token(websocket: WebSocket) -> str:

@@ -15,12 +15,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from typing import Any, Literal
 
 import msgspec
 import orjson
 from starlette.websockets import WebSocket, WebSocketState
 
+from gateway import metrics
 from gateway.auth.bearer import TokenVerifier
 from gateway.auth.errors import AuthError
 from gateway.core.broker import Broker
@@ -110,24 +112,30 @@ class Session:
                 self._closed = True
 
     async def _handle(self, raw: bytes | None) -> None:
+        started_s = time.perf_counter()
         try:
             frame = _decode(raw or b"")
         except WsError as exc:
             await self.send(_error(exc, *_request_id_and_op(raw)))
+            metrics.observe_request("ws", metrics.UNKNOWN_ACTION, started_s, exc.http_status)
             return
         op = str(frame.__struct_config__.tag)
         reply: ServerFrame | None
+        status = 200
         try:
             reply = await self._dispatch(frame)
         except WsError as exc:
-            reply = _error(exc, frame.id, op)
+            reply, status = _error(exc, frame.id, op), exc.http_status
         except CoreError as exc:
-            reply = _error(from_core(exc), frame.id, op)
+            error = from_core(exc)
+            reply, status = _error(error, frame.id, op), error.http_status
         except Exception:
             log.exception("WebSocket frame %s (%s) failed", frame.id, op)
-            reply = _error(WsError("InternalError", "Internal error.", 500), frame.id, op)
+            status = 500
+            reply = _error(WsError("InternalError", "Internal error.", status), frame.id, op)
         if reply is not None:
             await self.send(reply)
+        metrics.observe_request("ws", op, started_s, status)
 
     async def _dispatch(self, frame: ClientFrame) -> ServerFrame | None:
         """The answer to the frame; None when the handler has sent it itself."""

@@ -18,6 +18,7 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
+from gateway import metrics
 from gateway.core.broker import Broker
 from gateway.core.consumables import Consumable
 from gateway.core.errors import CoreError, ErrorKind
@@ -72,6 +73,10 @@ class Subscription:
         self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
+        # What this subscription added to the WebSocket gauges, taken back when it ends.
+        self._counted = False
+        self._counted_credit = 0
+        self._counted_unsettled = 0
 
     @property
     def ended(self) -> bool:
@@ -79,7 +84,27 @@ class Subscription:
         return self._task is not None and self._task.done()
 
     def start(self) -> None:
+        self._counted = True
+        metrics.WS_SUBSCRIPTIONS.inc()
+        self._count_credit()
         self._task = asyncio.create_task(self._push(), name=f"ws-subscription {self.source}")
+
+    def _count_credit(self) -> None:
+        metrics.WS_CREDIT.inc(self.credit - self._counted_credit)
+        self._counted_credit = self.credit
+
+    def _count_unsettled(self) -> None:
+        metrics.WS_UNSETTLED.inc(len(self._unsettled) - self._counted_unsettled)
+        self._counted_unsettled = len(self._unsettled)
+
+    def _uncount(self) -> None:
+        """Takes back what the subscription added to the gauges; once, however it ends."""
+        if self._counted:
+            self._counted = False
+            metrics.WS_SUBSCRIPTIONS.dec()
+            metrics.WS_CREDIT.dec(self._counted_credit)
+            metrics.WS_UNSETTLED.dec(self._counted_unsettled)
+            self._counted_credit = self._counted_unsettled = 0
 
     async def stop(self) -> None:
         """Stops pushing, then makes the unsettled messages visible again at once, so that
@@ -92,6 +117,7 @@ class Subscription:
             await asyncio.wait({self._task}, timeout=_STOP_RETRY_S)
         handles = self._live_handles()
         self._unsettled.clear()
+        self._uncount()
         if not handles:
             return
         try:
@@ -104,12 +130,16 @@ class Subscription:
 
     def set_credit(self, credit: int) -> None:
         self.credit = credit
+        if self._counted:
+            self._count_credit()
         self._changed.set()
 
     def settle(self, handles: Iterable[str]) -> None:
         """Acked or nacked: they no longer count against the credit."""
         for handle in handles:
             self._unsettled.pop(handle, None)
+        if self._counted:
+            self._count_unsettled()
         self._changed.set()
 
     def forget_unsettled(self) -> None:
@@ -130,8 +160,11 @@ class Subscription:
 
     def _room(self) -> int:
         now_ms = self._clock.now_ms()
-        for handle in [h for h, until_ms in self._unsettled.items() if until_ms <= now_ms]:
+        lapsed = [h for h, until_ms in self._unsettled.items() if until_ms <= now_ms]
+        for handle in lapsed:
             del self._unsettled[handle]
+        if lapsed and self._counted:
+            self._count_unsettled()
         return self.credit - len(self._unsettled)
 
     async def _wait_for_room(self) -> None:
@@ -167,6 +200,7 @@ class Subscription:
                 until_ms = self._clock.now_ms() + visibility_timeout_ms
                 for message in received:
                     self._unsettled[message.delivery.receipt_handle] = until_ms
+                self._count_unsettled()
                 await self._send(
                     Deliver(
                         queue=self.source.queue,
@@ -184,6 +218,7 @@ class Subscription:
                 log.exception("subscription to %s failed", self.source)
                 cause = exc.code if isinstance(exc, CoreError) else type(exc).__name__
                 reason = ErrorDetail("InternalError", f"The subscription failed: {cause}")
+            self._uncount()  # ended by the server: nothing of it is pushed any more
             await self._send(
                 Unsubscribed(
                     queue=self.source.queue, subscription=self.source.subscription, reason=reason

@@ -41,6 +41,7 @@ import google_crc32c
 import orjson
 
 from control_plane.clock import Clock
+from storage_nodes import metrics
 from storage_nodes.archive import layout
 from storage_nodes.archive.manifest import Fenced, Manifest, Manifests, SegmentEntry
 from storage_nodes.archive.object_store import ObjectNotFound, ObjectStoreError
@@ -173,6 +174,24 @@ class Tiering:
         for (stream_id, partition), partition_log in list(logs.items()):
             await self._drop_local(stream_id, partition, partition_log, now_ms)
         self.local_bytes = sum(p.local_bytes for p in logs.values())
+        self._report_lag(logs, now_ms)
+
+    def _report_lag(self, logs: Mapping[tuple[str, int], PartitionLog], now_ms: int) -> None:
+        """The tiering gauges, as of the end of a round."""
+        lag_records = pending_bytes = lag_ms = 0
+        for key, partition_log in logs.items():
+            tiered_end = max(self._tiered_end.get(key, 0), 0)
+            lag_records += max(partition_log.end_offset - tiered_end, 0)
+            pending = [s for s in partition_log.sealed_segments() if s.end_offset > tiered_end]
+            pending_bytes += sum(s.size_bytes for s in pending)
+            if pending and pending[0].first_timestamp_ms is not None:
+                lag_ms = max(lag_ms, now_ms - pending[0].first_timestamp_ms)
+            elif partition_log.end_offset > tiered_end:
+                lag_ms = max(lag_ms, partition_log.active_age_ms(now_ms) or 0)
+        metrics.TIERING_LAG_RECORDS.set(lag_records)
+        metrics.TIERING_LAG_SECONDS.set(lag_ms / 1000)
+        metrics.TIERING_PENDING_BYTES.set(pending_bytes)
+        metrics.LOCAL_LOG_BYTES.set(self.local_bytes)
 
     async def _expire(self, partitions: list[tuple[str, int]], now_ms: int) -> None:
         retention_ms = self.config.archive_retention_ms
@@ -194,6 +213,7 @@ class Tiering:
 
     def _failed(self, exc: ObjectStoreError, now_ms: int) -> None:
         self._failures += 1
+        metrics.TIERING_FAILURES.inc()
         delay_ms = min(self.config.retry_max_ms, self.config.retry_min_ms << (self._failures - 1))
         delay_ms = int(delay_ms * random.uniform(0.5, 1.5))  # jitter: nodes do not retry in step
         self._retry_at_ms = now_ms + delay_ms
@@ -275,6 +295,8 @@ class Tiering:
 
         manifest = self._manifests.update(stream_id, partition, self.config.writer_epoch, listed)
         log.info("archive %s: tiered %s (%d bytes)", self.url, stem, segment.size_bytes)
+        metrics.TIERED_BYTES.inc(segment.size_bytes)
+        metrics.TIERED_SEGMENTS.inc()
         return manifest
 
     # -- local copies -------------------------------------------------------------------

@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
+import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
+from storage_nodes import metrics
 from storage_nodes.log.append_plan import AppendPlan, Finish
 from storage_nodes.log.errors import LogClosedError, LogError, LogStorageError
 from storage_nodes.log.fileio import in_worker
@@ -53,7 +55,7 @@ Step = AppendPlan[LogSegment] | LogSegment  # a plan to execute, or a new segmen
 class _Job:
     """One round (or one command) as handed to the I/O thread."""
 
-    __slots__ = ("futures", "offsets", "op", "records", "steps")
+    __slots__ = ("futures", "offsets", "op", "records", "seconds", "steps")
 
     def __init__(
         self,
@@ -68,13 +70,16 @@ class _Job:
         self.offsets = offsets
         self.records = records
         self.op = op
+        self.seconds = 0.0  # how long run() took, in the I/O thread
 
     def run(self) -> None:
+        started_s = time.perf_counter()
         for step in self.steps:
             if isinstance(step, AppendPlan):
                 step.segment.write(step)
             else:
                 step.create_files()
+        self.seconds = time.perf_counter() - started_s
 
 
 class LogWriter:
@@ -306,6 +311,14 @@ class LogWriter:
                     self._dirty = False
             else:
                 self._segments.add(step)
+        # Observed here, on the loop, not in the I/O thread: the thread's time is the
+        # appends' latency, and the histograms' locks would be on it.
+        if syncs:
+            metrics.SYNC_SECONDS.observe(job.seconds)
+        if job.op is None:
+            metrics.GROUP_COMMIT_APPENDS.observe(len(job.futures))
+        if written:
+            metrics.WRITTEN_BYTES.inc(written)
         stats = self._stats
         self._stats = LogStats(
             stats.appends + (len(job.futures) if job.op is None else 0),

@@ -25,6 +25,14 @@ def test_defaults() -> None:
         Path(".tidemq"),
     )
     assert settings.durability == "fsync"
+    assert (settings.metrics_max_queues, settings.metrics_token) == (1000, None)
+
+
+def test_the_metrics_settings_come_from_the_environment() -> None:
+    env = {"TIDEMQ_METRICS_MAX_QUEUES": "50", "TIDEMQ_METRICS_TOKEN": "scrape"}
+    settings = Settings.load(env=env)
+    assert (settings.metrics_max_queues, settings.metrics_token) == (50, "scrape")
+    assert "scrape" not in repr(settings)
 
 
 @pytest.mark.parametrize(
@@ -37,6 +45,7 @@ def test_defaults() -> None:
         # Digits to str.isdigit, not to int(): refused, not a crash.
         ({"TIDEMQ_MAX_MESSAGE_BYTES": "2\u00b2"}, "max_message_bytes must be from 1024"),
         ({"TIDEMQ_SEGMENT_BYTES": "\u2460"}, "segment_bytes must be a whole number"),
+        ({"TIDEMQ_METRICS_MAX_QUEUES": "0"}, "metrics_max_queues must be a whole number >= 1"),
     ],
 )
 def test_bad_settings_say_what_is_wrong(env: dict[str, str], message: str) -> None:

@@ -1,0 +1,59 @@
+"""The storage node's Prometheus metrics: the log's durable writes and their group
+commit, and tiering to the archive.
+
+Defined here, with prometheus_client directly, since the node imports nothing of the
+gateway's; `/metrics` (gateway/metrics_endpoint.py) serves them with the rest. Gauges of
+a node add up over the processes of a multiprocess deployment (each has its own node).
+"""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge, Histogram
+
+# The write and its sync of one round, in the I/O thread: pwritev2(RWF_DSYNC), or
+# pwritev and fdatasync (docs/performance.md has what they take on a VM's disk).
+_SYNC_BUCKETS_S = (
+    0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.5, 2,
+)  # fmt: skip
+SYNC_SECONDS = Histogram(
+    "tidemq_fsync_duration_seconds",
+    "Time of a round's durable write: the write and its sync, as the I/O thread ran them.",
+    buckets=_SYNC_BUCKETS_S,
+)
+GROUP_COMMIT_APPENDS = Histogram(
+    "tidemq_fsync_group_commit_appends",
+    "Appends (one per send call, a batch counts once) made durable by one sync.",
+    buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024),
+)
+WRITTEN_BYTES = Counter("tidemq_log_written_bytes", "Bytes written to the segments' logs.")
+
+TIERED_BYTES = Counter(
+    "tidemq_tiering_uploaded_bytes", "Bytes of segment logs uploaded to the archive."
+)
+TIERED_SEGMENTS = Counter(
+    "tidemq_tiering_uploaded_segments", "Segments uploaded to the archive and listed."
+)
+TIERING_FAILURES = Counter(
+    "tidemq_tiering_failures", "Rounds of tiering that the object store failed."
+)
+TIERING_LAG_RECORDS = Gauge(
+    "tidemq_tiering_lag_records",
+    "Records in the local logs that the archive does not hold yet (sealed or not).",
+    multiprocess_mode="livesum",
+)
+TIERING_LAG_SECONDS = Gauge(
+    "tidemq_tiering_lag_seconds",
+    "Age of the oldest record the archive does not hold yet (the active segment's "
+    "included, so it climbs to the segment age limit before each seal).",
+    multiprocess_mode="livemax",
+)
+TIERING_PENDING_BYTES = Gauge(
+    "tidemq_tiering_pending_bytes",
+    "Bytes of sealed segments waiting to be uploaded.",
+    multiprocess_mode="livesum",
+)
+LOCAL_LOG_BYTES = Gauge(
+    "tidemq_local_log_bytes",
+    "Bytes of the segments' logs on the node's disk (tiered copies included).",
+    multiprocess_mode="livesum",
+)
