@@ -19,11 +19,12 @@ from pathlib import Path
 import pytest
 from attrs import evolve
 
-from tests.conftest import REGION, TEST_ACCOUNT_ID
+from tests.conftest import REGION, TEST_ACCOUNT_ID, free_port
 from tests.sdk.conftest import SdkServer
 from tidemq_client import Credentials, RetryPolicy, client, unwrap, websocket
 from tidemq_client.errors import (
     BadRequest,
+    CannotConnect,
     ConnectionClosed,
     NotFound,
     ServiceUnavailable,
@@ -44,9 +45,12 @@ from tidemq_client.rest.api.queues import (
     get_queue_stats,
     list_queues,
 )
+from tidemq_client.rest.api.topics import create_topic, subscribe
 from tidemq_client.rest.client import Client
 from tidemq_client.rest.models import (
     CreateQueue,
+    CreateSubscription,
+    CreateTopic,
     DeleteMessages,
     Receive,
     SendBatch,
@@ -302,3 +306,44 @@ def test_the_readme_example_runs_as_printed(sdk_server: SdkServer, tmp_path: Pat
     assert result.stdout == (
         f"{sdk_server.endpoint}/{TEST_ACCOUNT_ID}/orders\nhello\nworld\nQueueDoesNotExist\npushed\n"
     )
+
+
+async def test_websocket_publish_to_a_topic_and_consume_its_pull_subscription(
+    sdk_server: SdkServer,
+) -> None:
+    with client(sdk_server.endpoint, Credentials(token=sdk_server.token)) as tidemq:
+        unwrap(create_topic.sync(client=tidemq, body=CreateTopic(name="alerts")))
+        pull = unwrap(
+            subscribe.sync(
+                "alerts",
+                client=tidemq,
+                body=CreateSubscription(protocol="pull", endpoint="pager"),
+            )
+        )
+    async with websocket.connect(sdk_server.endpoint, sdk_server.token) as connection:
+        subscription = await connection.subscribe(subscription=pull.id, credit=5)
+        published = await connection.publish(None, ["disk full", "fixed"], topic="alerts")
+        assert [bool(result.error) for result in published] == [False, False]
+        seen = []
+        async with asyncio.timeout(30):
+            async for delivery in subscription:
+                await delivery.ack()
+                seen.append(delivery.body)
+                if len(seen) == 2:
+                    break
+        assert sorted(seen) == ["disk full", "fixed"]
+        await subscription.unsubscribe()
+        assert [d async for d in subscription] == []
+        with pytest.raises(ValueError, match="exactly one"):
+            await connection.subscribe("a-queue", subscription=pull.id)
+
+
+async def test_an_endpoint_nobody_listens_on_raises_cannot_connect_after_the_retries() -> None:
+    dead = f"http://127.0.0.1:{free_port()}"
+    policy = RetryPolicy(max_attempts=2, base_delay_s=0.0)
+    with client(dead, Credentials(token="tqb_" + "x" * 43), retry=policy) as tidemq:
+        with pytest.raises(CannotConnect) as refused:
+            list_queues.sync(client=tidemq)
+        assert refused.value.endpoint == dead
+        with pytest.raises(CannotConnect):
+            await list_queues.asyncio(client=tidemq)

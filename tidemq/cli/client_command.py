@@ -23,7 +23,7 @@ import httpx
 
 from tidemq.cli import connection
 from tidemq_client import client
-from tidemq_client.errors import ApiError, ConnectionClosed, TidemqError
+from tidemq_client.errors import ApiError, CannotConnect, ConnectionClosed, TidemqError
 from tidemq_client.rest.client import Client
 
 EXIT_OK = 0
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace, command: str, body: Body) -> int:
         return fail(command, str(exc), EXIT_USAGE)
     except ApiError as exc:
         return fail(command, f"{exc.code}: {exc.message}", EXIT_REFUSED)
-    except (httpx.TransportError, ConnectionClosed, OSError) as exc:
+    except (httpx.TransportError, CannotConnect, ConnectionClosed, OSError) as exc:
         where = getattr(args, "endpoint", None) or "the endpoint"
         return fail(command, f"cannot connect to TideMQ at {where}: {exc}", EXIT_UNREACHABLE)
     except TidemqError as exc:

@@ -13,12 +13,13 @@ by hand.
 """
 
 from tidemq_client import websocket
-from tidemq_client.errors import ApiError, ConnectionClosed, TidemqError
+from tidemq_client.errors import ApiError, CannotConnect, ConnectionClosed, TidemqError
 from tidemq_client.rest_client import Credentials, client, unwrap
 from tidemq_client.retries import RetryPolicy
 
 __all__ = [
     "ApiError",
+    "CannotConnect",
     "ConnectionClosed",
     "Credentials",
     "RetryPolicy",

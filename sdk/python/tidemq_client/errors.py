@@ -14,6 +14,7 @@
      |    +-- ServiceUnavailable     503  (retried)
      |    +-- ServerError            other 5xx (retried)
      +-- ConnectionClosed       the WebSocket connection ended (`code`, `reason`)
+     +-- CannotConnect          no connection to the endpoint on any attempt (`endpoint`)
 
 `retriable` says whether the client retries the request (tidemq_client.retries) before
 raising. HTTP errors get their class from the status; WebSocket errors, which have no
@@ -90,6 +91,16 @@ class ConnectionClosed(TidemqError):
         super().__init__(f"connection closed ({code}): {reason}" if reason else "connection closed")
         self.code = code
         self.reason = reason
+
+
+class CannotConnect(TidemqError):
+    """No connection to the endpoint could be made, on any attempt the retry policy allows
+    (the server is down, or the endpoint is wrong)."""
+
+    def __init__(self, endpoint: str, cause: str) -> None:
+        super().__init__(f"cannot connect to {endpoint}: {cause}")
+        self.endpoint = endpoint
+        self.cause = cause
 
 
 _BY_STATUS: dict[int, type[ApiError]] = {

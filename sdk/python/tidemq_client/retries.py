@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 
 import httpx
 
+from tidemq_client.errors import CannotConnect
+
 RETRIED_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 
@@ -78,7 +80,10 @@ class RetryTransport(httpx.BaseTransport):
             response.read()
             response.close()
             self.sleep(self.policy.delay_s(attempt, response.headers.get("retry-after")))
-        return self.inner.handle_request(request)
+        try:
+            return self.inner.handle_request(request)
+        except _NOT_SENT as exc:
+            raise _cannot_connect(request, exc) from exc
 
     def close(self) -> None:
         self.inner.close()
@@ -107,7 +112,15 @@ class AsyncRetryTransport(httpx.AsyncBaseTransport):
             await response.aread()
             await response.aclose()
             await self.sleep(self.policy.delay_s(attempt, response.headers.get("retry-after")))
-        return await self.inner.handle_async_request(request)
+        try:
+            return await self.inner.handle_async_request(request)
+        except _NOT_SENT as exc:
+            raise _cannot_connect(request, exc) from exc
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+def _cannot_connect(request: httpx.Request, exc: Exception) -> CannotConnect:
+    url = request.url
+    return CannotConnect(f"{url.scheme}://{url.netloc.decode()}", str(exc) or type(exc).__name__)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from tidemq_client.errors import TidemqError, api_error
 from tidemq_client.frames.models import (
@@ -63,13 +63,18 @@ class Delivery:
 
 
 class Subscription:
-    """The deliveries of one queue on a connection, in the order they came. Iterating ends
-    when the subscription does (unsubscribe, the connection closed by this side); it
-    raises ConnectionClosed or an ApiError when the server ended it."""
+    """The deliveries of one queue (or one pull subscription of a topic) on a connection,
+    in the order they came. Iterating ends when the subscription does (unsubscribe, the
+    connection closed by this side); it raises ConnectionClosed or an ApiError when the
+    server ended it."""
 
-    def __init__(self, connection: Connection, queue: str, credit: int) -> None:
+    def __init__(
+        self, connection: Connection, queue: str | None, credit: int, pull: str | None = None
+    ) -> None:
+        """`queue`, or `pull`: the id of a topic's pull subscription (exactly one)."""
         self.connection = connection
         self.queue = queue
+        self.pull = pull
         self.credit = credit
         self._deliveries: asyncio.Queue[Delivery | None] = asyncio.Queue()
         self._error: TidemqError | None = None
@@ -98,13 +103,13 @@ class Subscription:
             await self.unsubscribe()
 
     async def set_credit(self, credit: int) -> None:
-        frame = SetCredit(op="credit", queue=self.queue, credit=credit)
+        frame = SetCredit(op="credit", **self.names(), credit=credit)
         await self.connection.request(frame, CreditSet)
         self.credit = credit
 
     async def ack(self, receipt_handles: Sequence[str]) -> list[EntryResult]:
         """Deletes messages; one result per handle (its `error` set where that failed)."""
-        frame = Ack(op="ack", queue=self.queue, receipt_handles=list(receipt_handles))
+        frame = Ack(op="ack", **self.names(), receipt_handles=list(receipt_handles))
         return (await self.connection.request(frame, Settled)).results
 
     async def nack(
@@ -112,7 +117,7 @@ class Subscription:
     ) -> list[EntryResult]:
         frame = Nack(
             op="nack",
-            queue=self.queue,
+            **self.names(),
             receipt_handles=list(receipt_handles),
             delay_seconds=delay_seconds,
         )
@@ -123,7 +128,7 @@ class Subscription:
     ) -> list[EntryResult]:
         frame = Extend(
             op="extend",
-            queue=self.queue,
+            **self.names(),
             receipt_handles=list(receipt_handles),
             visibility_timeout=visibility_timeout_s,
         )
@@ -131,7 +136,11 @@ class Subscription:
 
     async def unsubscribe(self) -> None:
         """Ends the subscription: its unsettled messages become visible again at once."""
-        await self.connection.unsubscribe(self.queue)
+        await self.connection.unsubscribe(self.queue, subscription=self.pull)
+
+    def names(self) -> dict[str, Any]:
+        """What frames about this subscription name: `queue` or `subscription`."""
+        return {"queue": self.queue} if self.queue is not None else {"subscription": self.pull}
 
     # Called by the Connection only, as frames arrive.
 

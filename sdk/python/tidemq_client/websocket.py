@@ -1,5 +1,6 @@
 """A thin client of TideMQ's WebSocket API (`/v1/ws`, docs/websocket.md): subscribe to a
-queue with a credit and iterate over its deliveries, ack / nack / extend them, publish.
+queue (or to a topic's pull subscription) with a credit and iterate over its deliveries,
+ack / nack / extend them, publish to a queue or a topic.
 
     async with websocket.connect() as connection:  # TIDEMQ_ENDPOINT, TIDEMQ_TOKEN
         subscription = await connection.subscribe("orders", credit=10)
@@ -94,7 +95,8 @@ def websocket_url(endpoint: str) -> str:
 
 
 class Connection:
-    """One WebSocket connection; any number of subscriptions (one per queue) and publishes."""
+    """One WebSocket connection; any number of subscriptions (one per queue or pull
+    subscription) and publishes."""
 
     def __init__(self, websocket: ClientConnection, answer_timeout_s: float) -> None:
         self._websocket = websocket
@@ -106,40 +108,62 @@ class Connection:
         self._reader = asyncio.create_task(self._read(), name="tidemq-websocket-reader")
 
     async def subscribe(
-        self, queue: str, credit: int = 10, visibility_timeout_s: int | None = None
+        self,
+        queue: str | None = None,
+        credit: int = 10,
+        visibility_timeout_s: int | None = None,
+        *,
+        subscription: str | None = None,
     ) -> Subscription:
-        """Starts pushing the queue's messages, at most `credit` unsettled at a time, each
-        invisible to other receivers for `visibility_timeout_s` (default: the queue's)."""
-        subscription = Subscription(self, queue, credit)
-        self._subscriptions.setdefault(queue, subscription)
+        """Starts pushing the messages of `queue`, or of the topic's pull `subscription`
+        (its id), at most `credit` unsettled at a time, each invisible to other receivers
+        for `visibility_timeout_s` (default: the queue's or the subscription's)."""
+        key = _key(queue, subscription)
+        pushed = Subscription(self, queue, credit, pull=subscription)
+        self._subscriptions.setdefault(key, pushed)
         frame = Subscribe(
             op="subscribe",
-            queue=queue,
+            **pushed.names(),
             credit=credit,
             visibility_timeout=UNSET if visibility_timeout_s is None else visibility_timeout_s,
         )
         try:
             await self.request(frame, Subscribed)
         except BaseException:
-            if self._subscriptions.get(queue) is subscription:
-                del self._subscriptions[queue]
+            if self._subscriptions.get(key) is pushed:
+                del self._subscriptions[key]
             raise
-        self._subscriptions[queue] = subscription
-        return subscription
+        self._subscriptions[key] = pushed
+        return pushed
 
-    async def unsubscribe(self, queue: str) -> None:
-        """Ends the queue's subscription: its unsettled messages become visible again."""
-        await self.request(Unsubscribe(op="unsubscribe", queue=queue), Unsubscribed)
-        subscription = self._subscriptions.pop(queue, None)
-        if subscription is not None:
-            subscription._end(None)
+    async def unsubscribe(
+        self, queue: str | None = None, *, subscription: str | None = None
+    ) -> None:
+        """Ends the subscription to `queue` (or to the pull `subscription`): its unsettled
+        messages become visible again."""
+        key = _key(queue, subscription)
+        names = {"queue": queue} if queue is not None else {"subscription": subscription}
+        await self.request(Unsubscribe(op="unsubscribe", **names), Unsubscribed)
+        ended = self._subscriptions.pop(key, None)
+        if ended is not None:
+            ended._end(None)
 
-    async def publish(self, queue: str, messages: Sequence[SendMessage | str]) -> list[SendResult]:
-        """Sends up to 100 messages (a str is a message with that body), answered once
-        they are durable: one result per message, with `error` set where one failed."""
+    async def publish(
+        self,
+        queue: str | None,
+        messages: Sequence[SendMessage | str],
+        *,
+        topic: str | None = None,
+    ) -> list[SendResult]:
+        """Sends up to 100 messages (a str is a message with that body) to `queue`, or
+        publishes them to `topic` (then `queue` is None), answered once they are durable:
+        one result per message, with `error` set where one failed."""
+        if (queue is None) == (topic is None):
+            raise ValueError("publish to a queue or to a topic: give exactly one")
+        target = {"queue": queue} if queue is not None else {"topic": topic}
         frame = Publish(
             op="publish",
-            queue=queue,
+            **target,
             messages=[SendMessage(body=m) if isinstance(m, str) else m for m in messages],
         )
         return (await self.request(frame, Published)).results
@@ -198,7 +222,7 @@ class Connection:
 
     def _dispatch(self, frame: ServerFrame) -> None:
         if isinstance(frame, Deliver):
-            subscription = self._subscriptions.get(_queue_of(frame))
+            subscription = self._subscriptions.get(_key_of(frame))
             if subscription is not None:
                 subscription._deliver(frame.messages)
             return
@@ -215,7 +239,7 @@ class Connection:
                 waiting.set_result(frame)
         elif isinstance(frame, Unsubscribed) and frame.reason:
             # The server ended the subscription itself: its queue was deleted.
-            subscription = self._subscriptions.pop(_queue_of(frame), None)
+            subscription = self._subscriptions.pop(_key_of(frame), None)
             if subscription is not None:
                 subscription._end(api_error(frame.reason.code, frame.reason.message))
         elif error is not None:
@@ -295,10 +319,20 @@ class Connecting:
         return Connection(websocket, self.answer_timeout_s)
 
 
-def _queue_of(frame: Deliver | Unsubscribed) -> str:
-    """The queue a frame is about ("" for none: frames of other kinds of subscription,
-    which a later version of the API may add, are then not taken for a queue's)."""
-    return frame.queue if isinstance(frame.queue, str) else ""
+def _key(queue: str | None, subscription: str | None) -> str:
+    """How the connection files a subscription: by its queue, or by its pull subscription."""
+    if (queue is None) == (subscription is None):
+        raise ValueError("subscribe to a queue or to a pull subscription: give exactly one")
+    return f"queue:{queue}" if queue is not None else f"subscription:{subscription}"
+
+
+def _key_of(frame: Deliver | Unsubscribed) -> str:
+    """The key of the subscription a frame is about ("" for a frame naming neither)."""
+    if isinstance(frame.queue, str):
+        return f"queue:{frame.queue}"
+    if isinstance(frame.subscription, str):
+        return f"subscription:{frame.subscription}"
+    return ""
 
 
 def _closed(exc: WsConnectionClosed) -> ConnectionClosed:

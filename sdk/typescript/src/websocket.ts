@@ -1,6 +1,7 @@
 /**
  * A thin client of TideMQ's WebSocket API (`/v1/ws`, docs/websocket.md): subscribe to a
- * queue with a credit and iterate over its deliveries, ack / nack / extend them, publish.
+ * queue (or to a topic's pull subscription) with a credit and iterate over its deliveries,
+ * ack / nack / extend them, publish to a queue or a topic.
  *
  *     const connection = await connectWebSocket(); // TIDEMQ_ENDPOINT, TIDEMQ_TOKEN
  *     const subscription = await connection.subscribe("orders", { credit: 10 });
@@ -53,6 +54,12 @@ export type ServerFrame =
   | Schemas["Settled"]
   | Schemas["Published"]
   | Schemas["Error"];
+
+/** What a subscription consumes: a queue (by name) or a topic's pull subscription (by id). */
+export type Source = string | { queue: string } | { subscription: string };
+/** Where a publish goes: a queue (by name) or a topic. */
+export type Destination = string | { queue: string } | { topic: string };
+type Names = { queue: string } | { subscription: string };
 
 export const PATH = "/v1/ws";
 const DEFAULT_ANSWER_TIMEOUT_MS = 30_000;
@@ -136,38 +143,46 @@ export class Connection {
     });
   }
 
-  /** Starts pushing the queue's messages, at most `credit` unsettled at a time, each
-   * invisible to other receivers for `visibilityTimeoutS` (default: the queue's). */
+  /** Starts pushing the messages of a queue (`"orders"`) or of a topic's pull
+   * subscription (`{ subscription: id }`), at most `credit` unsettled at a time, each
+   * invisible to other receivers for `visibilityTimeoutS` (default: the source's). */
   async subscribe(
-    queue: string,
+    source: Source,
     options: { credit?: number; visibilityTimeoutS?: number } = {},
   ): Promise<Subscription> {
     const credit = options.credit ?? 10;
-    const subscription = new Subscription(this, queue, credit);
-    if (!this.subscriptions.has(queue)) this.subscriptions.set(queue, subscription);
+    const names: Names = typeof source === "string" ? { queue: source } : source;
+    const subscription = new Subscription(this, names, credit);
+    const key = keyOf(names);
+    if (!this.subscriptions.has(key)) this.subscriptions.set(key, subscription);
     try {
       await this.request({
         op: "subscribe",
-        queue,
+        ...names,
         credit,
         ...(options.visibilityTimeoutS === undefined
           ? {}
           : { visibility_timeout: options.visibilityTimeoutS }),
       });
     } catch (error) {
-      if (this.subscriptions.get(queue) === subscription) this.subscriptions.delete(queue);
+      if (this.subscriptions.get(key) === subscription) this.subscriptions.delete(key);
       throw error;
     }
-    this.subscriptions.set(queue, subscription);
+    this.subscriptions.set(key, subscription);
     return subscription;
   }
 
-  /** Sends up to 100 messages (a string is a message with that body), answered once they
+  /** Sends up to 100 messages (a string is a message with that body) to a queue
+   * (`"orders"`) or publishes them to a topic (`{ topic: "alerts" }`), answered once they
    * are durable: one result per message, with `error` set where one failed. */
-  async publish(queue: string, messages: (SendMessage | string)[]): Promise<SendResult[]> {
+  async publish(
+    destination: Destination,
+    messages: (SendMessage | string)[],
+  ): Promise<SendResult[]> {
+    const target = typeof destination === "string" ? { queue: destination } : destination;
     const answer = await this.request({
       op: "publish",
-      queue,
+      ...target,
       messages: messages.map((m) => (typeof m === "string" ? { body: m } : m)),
     });
     return (answer as Schemas["Published"]).results;
@@ -203,7 +218,7 @@ export class Connection {
 
   private dispatch(frame: ServerFrame): void {
     if (frame.type === "deliver") {
-      this.subscriptions.get(queueOf(frame))?.deliver(frame.messages);
+      this.subscriptions.get(keyOfFrame(frame))?.deliver(frame.messages);
       return;
     }
     const error =
@@ -213,7 +228,7 @@ export class Connection {
     } else if (frame.type === "unsubscribed" && frame.reason) {
       // The server ended the subscription itself: its queue was deleted.
       const reason = apiError(frame.reason.code, frame.reason.message);
-      this.subscriptions.get(queueOf(frame))?.end(reason);
+      this.subscriptions.get(keyOfFrame(frame))?.end(reason);
     } else if (error) {
       // No frame of ours failed: the connection did (a revoked token); it closes next.
       for (const subscription of [...this.subscriptions.values()]) subscription.end(error);
@@ -271,9 +286,9 @@ export class Delivery {
   }
 }
 
-/** The deliveries of one queue on a connection, in the order they came. Iterating ends
- * when the subscription does (unsubscribe, the connection closed by this side); it throws
- * ConnectionClosed or an ApiError when the server ended it. */
+/** The deliveries of one queue (or pull subscription) on a connection, in the order they
+ * came. Iterating ends when the subscription does (unsubscribe, the connection closed by
+ * this side); it throws ConnectionClosed or an ApiError when the server ended it. */
 export class Subscription implements AsyncIterable<Delivery> {
   private readonly buffered: Delivery[] = [];
   private readonly waiting: {
@@ -283,26 +298,32 @@ export class Subscription implements AsyncIterable<Delivery> {
   ended = false;
   private error: Error | undefined;
 
+  /** The queue's name; undefined for a topic's pull subscription. */
+  readonly queue: string | undefined;
+
   constructor(
     readonly connection: Connection,
-    readonly queue: string,
+    /** What the frames about it name: `queue` or `subscription`. */
+    readonly names: Names,
     public credit: number,
-  ) {}
+  ) {
+    this.queue = "queue" in names ? names.queue : undefined;
+  }
 
   async setCredit(credit: number): Promise<void> {
-    await this.connection.request({ op: "credit", queue: this.queue, credit });
+    await this.connection.request({ op: "credit", ...this.names, credit });
     this.credit = credit;
   }
 
   /** Deletes messages; one result per handle (its `error` set where that failed). */
   async ack(receiptHandles: string[]): Promise<EntryResult[]> {
-    return this.settle({ op: "ack", queue: this.queue, receipt_handles: receiptHandles });
+    return this.settle({ op: "ack", ...this.names, receipt_handles: receiptHandles });
   }
 
   async nack(receiptHandles: string[], delaySeconds = 0): Promise<EntryResult[]> {
     return this.settle({
       op: "nack",
-      queue: this.queue,
+      ...this.names,
       receipt_handles: receiptHandles,
       delay_seconds: delaySeconds,
     });
@@ -311,7 +332,7 @@ export class Subscription implements AsyncIterable<Delivery> {
   async extend(receiptHandles: string[], visibilityTimeoutS: number): Promise<EntryResult[]> {
     return this.settle({
       op: "extend",
-      queue: this.queue,
+      ...this.names,
       receipt_handles: receiptHandles,
       visibility_timeout: visibilityTimeoutS,
     });
@@ -319,7 +340,7 @@ export class Subscription implements AsyncIterable<Delivery> {
 
   /** Ends the subscription: its unsettled messages become visible again at once. */
   async unsubscribe(): Promise<void> {
-    await this.connection.request({ op: "unsubscribe", queue: this.queue });
+    await this.connection.request({ op: "unsubscribe", ...this.names });
     this.end(undefined);
   }
 
@@ -348,8 +369,9 @@ export class Subscription implements AsyncIterable<Delivery> {
     // Deliveries not yet taken are dropped: ending the subscription made their messages
     // visible to every receiver again, and their receipt handles would delete nothing.
     this.buffered.length = 0;
-    if (this.connection.subscriptions.get(this.queue) === this) {
-      this.connection.subscriptions.delete(this.queue);
+    const key = keyOf(this.names);
+    if (this.connection.subscriptions.get(key) === this) {
+      this.connection.subscriptions.delete(key);
     }
     for (const waiter of this.waiting.splice(0)) {
       if (error) waiter.reject(error);
@@ -372,10 +394,16 @@ export class Subscription implements AsyncIterable<Delivery> {
   }
 }
 
-/** The queue a frame is about ("" for none: frames of other kinds of subscription, which
- * a later version of the API may add, are then not taken for a queue's). */
-function queueOf(frame: { queue?: string | null }): string {
-  return frame.queue ?? "";
+/** How the connection files a subscription: by its queue, or by its pull subscription. */
+function keyOf(names: Names): string {
+  return "queue" in names ? `queue:${names.queue}` : `subscription:${names.subscription}`;
+}
+
+/** The key of the subscription a frame is about ("" for a frame naming neither). */
+function keyOfFrame(frame: { queue?: string | null; subscription?: string | null }): string {
+  if (frame.queue) return `queue:${frame.queue}`;
+  if (frame.subscription) return `subscription:${frame.subscription}`;
+  return "";
 }
 
 function throwFailed(results: EntryResult[]): void {

@@ -85,3 +85,34 @@ test("a bad token is refused before the upgrade", async () => {
     },
   );
 });
+
+test("publish to a topic and consume its pull subscription", LIMIT, async () => {
+  const tidemq = createTidemqClient({
+    endpoint: server.endpoint,
+    credentials: { token: server.token },
+  });
+  unwrap(await tidemq.POST("/v1/topics", { body: { name: "ts-alerts" } }));
+  const pull = unwrap(
+    await tidemq.POST("/v1/topics/{name}/subscriptions", {
+      params: { path: { name: "ts-alerts" } },
+      body: { protocol: "pull", endpoint: "pager" },
+    }),
+  );
+  const connection = await connectWebSocket({ endpoint: server.endpoint, token: server.token });
+  const subscription = await connection.subscribe({ subscription: pull.id }, { credit: 5 });
+  assert.equal(subscription.queue, undefined);
+  const published = await connection.publish({ topic: "ts-alerts" }, ["disk full", "fixed"]);
+  assert.deepEqual(
+    published.map((result) => result.error ?? null),
+    [null, null],
+  );
+  const seen: string[] = [];
+  for await (const delivery of subscription) {
+    await delivery.ack();
+    seen.push(delivery.body);
+    if (seen.length === 2) break;
+  }
+  assert.deepEqual(seen.sort(), ["disk full", "fixed"]);
+  await subscription.unsubscribe();
+  await connection.close();
+});
