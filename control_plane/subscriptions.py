@@ -205,14 +205,17 @@ class SubscriptionStore:
         )
         low = b"(" + after.encode() if after else b"-"
         with redis_boundary():
-            ids = await self._redis.zrangebylex(key, low, b"+", start=0, num=limit)
-        found = []
-        for raw in ids:
-            try:
-                found.append(await self.get(account_id, as_text(raw)))
-            except NotFound:
-                continue  # unsubscribed while being listed
-        return found
+            ids = [as_text(i) for i in await self._redis.zrangebylex(key, low, b"+", 0, limit)]
+            # One round trip for the page, not one per subscription.
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for subscription_id in ids:
+                    pipe.hgetall(redis_keys.subscription(account_id, subscription_id))
+                replies = await pipe.execute()
+        return [
+            _info(account_id, i, {as_text(k): as_text(v) for k, v in raw.items()})
+            for i, raw in zip(ids, replies, strict=True)
+            if raw  # an empty hash: unsubscribed while being listed
+        ]
 
     async def pushed(self) -> list[tuple[str, str]]:
         """(topic owner's account id, subscription id) of every pushed subscription."""

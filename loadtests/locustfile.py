@@ -210,6 +210,22 @@ class SignedUser(FastHttpUser):
         headers = {"Content-Type": JSON_1_0, "X-Amz-Target": f"AmazonSQS.{action}"}
         return self.post_signed("sqs", "/", body, headers, f"sqs {action}")
 
+    def sqs_receive_and_delete(self, url: str) -> None:
+        """One SQS long poll for a batch, then one DeleteMessageBatch of what came."""
+        received = self.sqs(
+            "ReceiveMessage",
+            {"QueueUrl": url, "MaxNumberOfMessages": BATCH, "WaitTimeSeconds": WAIT_SECONDS},
+        )
+        if not received or not received.get("Messages"):
+            return
+        entries = [
+            {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]}
+            for i, m in enumerate(received["Messages"])
+        ]
+        answer = self.sqs("DeleteMessageBatch", {"QueueUrl": url, "Entries": entries})
+        if answer is not None:
+            self.failed_entries("sqs DeleteMessageBatch entries", answer, "Failed")
+
     def failed_entries(self, name: str, answer: Any, key: str) -> None:
         """Reports entries a batch answer refused as a failure of their own."""
         failed = [entry for entry in answer.get(key, []) if entry.get("error") or key == "Failed"]
@@ -264,20 +280,7 @@ class SqsConsumer(SignedUser):
     @tag("sqs")
     @task
     def receive_and_delete(self) -> None:
-        url = run().queue_urls["sqs"]
-        received = self.sqs(
-            "ReceiveMessage",
-            {"QueueUrl": url, "MaxNumberOfMessages": BATCH, "WaitTimeSeconds": WAIT_SECONDS},
-        )
-        if not received or not received.get("Messages"):
-            return
-        entries = [
-            {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]}
-            for i, m in enumerate(received["Messages"])
-        ]
-        answer = self.sqs("DeleteMessageBatch", {"QueueUrl": url, "Entries": entries})
-        if answer is not None:
-            self.failed_entries("sqs DeleteMessageBatch entries", answer, "Failed")
+        self.sqs_receive_and_delete(run().queue_urls["sqs"])
 
 
 class TopicFanout(SignedUser):
@@ -308,20 +311,7 @@ class TopicFanout(SignedUser):
     @tag("topic")
     @task
     def drain(self) -> None:
-        url = run().queue_urls["fanout"]
-        received = self.sqs(
-            "ReceiveMessage",
-            {"QueueUrl": url, "MaxNumberOfMessages": BATCH, "WaitTimeSeconds": WAIT_SECONDS},
-        )
-        if not received or not received.get("Messages"):
-            return
-        entries = [
-            {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]}
-            for i, m in enumerate(received["Messages"])
-        ]
-        answer = self.sqs("DeleteMessageBatch", {"QueueUrl": url, "Entries": entries})
-        if answer is not None:
-            self.failed_entries("sqs DeleteMessageBatch entries", answer, "Failed")
+        self.sqs_receive_and_delete(run().queue_urls["fanout"])
 
 
 # -- WebSocket ------------------------------------------------------------------------

@@ -23,7 +23,7 @@ import contextlib
 import logging
 import secrets
 
-from control_plane.arns import parse_queue_arn, queue_arn
+from control_plane.arns import parse_queue_arn
 from control_plane.dispatch_cursors import DispatchCursors
 from control_plane.errors import ControlPlaneError, NotFound, QueueDoesNotExist
 from control_plane.plane import ControlPlane
@@ -264,5 +264,4 @@ class Dispatcher:
     async def _dead_letter_queue(
         self, subscription: SubscriptionInfo, topic: TopicInfo
     ) -> QueueInfo | None:
-        target = redrive_target(subscription)
-        return await self._queue(queue_arn(*target) if target else None, topic)
+        return await self._queue(redrive_target(subscription), topic)

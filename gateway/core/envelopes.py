@@ -10,7 +10,6 @@ records.
 from __future__ import annotations
 
 import base64
-import time
 import uuid
 from collections import OrderedDict
 
@@ -75,7 +74,9 @@ class Envelopes:
                 self._signatures.popitem(last=False)
         return signature
 
-    def confirmation(self, topic: TopicInfo, subscription: SubscriptionInfo) -> tuple[str, bytes]:
+    def confirmation(
+        self, topic: TopicInfo, subscription: SubscriptionInfo, now_ms: int
+    ) -> tuple[str, bytes]:
         """The SubscriptionConfirmation a webhook gets: its message id and its body."""
         assert subscription.token is not None, "only pending subscriptions are confirmed"
         message_id = str(uuid.uuid4())
@@ -83,7 +84,7 @@ class Envelopes:
             message_id=message_id,
             token=subscription.token,
             topic_arn=topic.arn,
-            timestamp=notifications.iso_timestamp(int(time.time() * 1000)),
+            timestamp=notifications.iso_timestamp(now_ms),
             base_url=self.base_url,
         )
         version = topic.attributes.get("SignatureVersion", "1")

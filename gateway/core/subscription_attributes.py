@@ -206,12 +206,13 @@ def _integer(value: object) -> int | None:
     return None
 
 
-def redrive_target(subscription: SubscriptionInfo) -> tuple[str, str] | None:
-    """(account id, queue name) of the subscription's dead-letter queue, if it has one."""
+def redrive_target(subscription: SubscriptionInfo) -> str | None:
+    """The ARN of the subscription's dead-letter queue, if it has one."""
     value = subscription.attributes.get("RedrivePolicy")
     if not value:
         return None
-    return parse_queue_arn(orjson.loads(value)["deadLetterTargetArn"])
+    target: str = orjson.loads(value)["deadLetterTargetArn"]
+    return target
 
 
 def pull_redrive(subscription: SubscriptionInfo) -> RedrivePolicy | None:

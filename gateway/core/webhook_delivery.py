@@ -94,7 +94,9 @@ class WebhookDelivery:
                 await wake.wait(wait_s)
 
     async def _confirm(self, topic: TopicInfo, subscription: SubscriptionInfo) -> bool:
-        message_id, body = self._envelopes.confirmation(topic, subscription)
+        message_id, body = self._envelopes.confirmation(
+            topic, subscription, self._control.clock.now_ms()
+        )
         headers = webhook_headers(
             message_type=notifications.SUBSCRIPTION_CONFIRMATION,
             message_id=message_id,

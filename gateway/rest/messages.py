@@ -7,6 +7,9 @@ named delay levels.
 
 from __future__ import annotations
 
+from gateway.core.broker import Broker
+from gateway.core.consumables import Consumable
+from gateway.core.queues import Queue
 from gateway.native import conversions
 from gateway.native.messages import (
     ChangeVisibility,
@@ -23,6 +26,8 @@ from gateway.rest.context import RestContext
 from gateway.rest.operations import operation
 
 TAG = "messages"
+# What messages are received from: a queue, or a topic's pull subscription.
+Source = Queue | Consumable
 
 
 @operation(
@@ -86,16 +91,7 @@ async def receive_messages(ctx: RestContext, request: Receive) -> ReceivedMessag
     with SQS's quota of messages in flight (120,000; FIFO 20,000) refuses with 403
     OverLimit.
     """
-    queue = await ctx.queue()
-    received = await ctx.broker.receive(
-        queue,
-        max_messages=request.max_messages,
-        visibility_timeout_ms=(
-            None if request.visibility_timeout is None else request.visibility_timeout * 1000
-        ),
-        wait_ms=None if request.wait_seconds is None else request.wait_seconds * 1000,
-    )
-    return ReceivedMessages([conversions.received_message(m) for m in received])
+    return await receive_from(ctx.broker, await ctx.queue(), request)
 
 
 @operation(
@@ -112,11 +108,7 @@ async def delete_messages(ctx: RestContext, request: DeleteMessages) -> EntryRes
     the message was received again succeeds and deletes nothing, as on SQS; a forged one,
     or one of another queue, fails with ReceiptHandleIsInvalid.
     """
-    conversions.check_batch_size(len(request.receipt_handles))
-    queue = await ctx.queue()
-    return conversions.entry_results(
-        await ctx.broker.delete_messages(queue, request.receipt_handles)
-    )
+    return await delete_from(ctx.broker, await ctx.queue(), request)
 
 
 @operation(
@@ -133,7 +125,32 @@ async def change_visibility(ctx: RestContext, request: ChangeVisibility) -> Entr
     from now (0: at once). MessageNotInflight where the receipt is not the message's
     current delivery.
     """
+    return await change_visibility_of(ctx.broker, await ctx.queue(), request)
+
+
+# What a queue's routes and a pull subscription's (gateway/rest/subscriptions.py) share.
+
+
+async def receive_from(broker: Broker, source: Source, request: Receive) -> ReceivedMessages:
+    received = await broker.receive(
+        source,
+        max_messages=request.max_messages,
+        visibility_timeout_ms=(
+            None if request.visibility_timeout is None else request.visibility_timeout * 1000
+        ),
+        wait_ms=None if request.wait_seconds is None else request.wait_seconds * 1000,
+    )
+    return ReceivedMessages([conversions.received_message(m) for m in received])
+
+
+async def delete_from(broker: Broker, source: Source, request: DeleteMessages) -> EntryResults:
+    conversions.check_batch_size(len(request.receipt_handles))
+    return conversions.entry_results(await broker.delete_messages(source, request.receipt_handles))
+
+
+async def change_visibility_of(
+    broker: Broker, source: Source, request: ChangeVisibility
+) -> EntryResults:
     conversions.check_batch_size(len(request.entries))
-    queue = await ctx.queue()
     changes = [(e.receipt_handle, e.visibility_timeout * 1000) for e in request.entries]
-    return conversions.entry_results(await ctx.broker.change_visibility(queue, changes))
+    return conversions.entry_results(await broker.change_visibility(source, changes))

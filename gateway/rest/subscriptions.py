@@ -9,7 +9,6 @@ subscription, is refused as on a queue (ReceiptHandleIsInvalid).
 from __future__ import annotations
 
 from gateway.core.topics import Subscription as SubscriptionInfo
-from gateway.native import conversions
 from gateway.native.messages import (
     ChangeVisibility,
     DeleteMessages,
@@ -18,6 +17,7 @@ from gateway.native.messages import (
     ReceivedMessages,
 )
 from gateway.rest.context import RestContext
+from gateway.rest.messages import change_visibility_of, delete_from, receive_from
 from gateway.rest.operations import operation
 from gateway.rest.shapes.topics import (
     Seek,
@@ -82,15 +82,7 @@ async def receive_from_subscription(ctx: RestContext, request: Receive) -> Recei
     does not match are never delivered. Other subscriptions are a 400.
     """
     consumable = ctx.broker.pulls.consumable(await ctx.subscription())
-    received = await ctx.broker.receive(
-        consumable,
-        max_messages=request.max_messages,
-        visibility_timeout_ms=(
-            None if request.visibility_timeout is None else request.visibility_timeout * 1000
-        ),
-        wait_ms=None if request.wait_seconds is None else request.wait_seconds * 1000,
-    )
-    return ReceivedMessages([conversions.received_message(m) for m in received])
+    return await receive_from(ctx.broker, consumable, request)
 
 
 @operation(
@@ -103,11 +95,8 @@ async def delete_from_subscription(ctx: RestContext, request: DeleteMessages) ->
     Up to 100 receipt handles, as on a queue: a receipt from before the message was
     received again (or from before a seek) succeeds and deletes nothing.
     """
-    conversions.check_batch_size(len(request.receipt_handles))
     consumable = ctx.broker.pulls.consumable(await ctx.subscription())
-    return conversions.entry_results(
-        await ctx.broker.delete_messages(consumable, request.receipt_handles)
-    )
+    return await delete_from(ctx.broker, consumable, request)
 
 
 @operation(
@@ -122,10 +111,8 @@ async def change_subscription_visibility(
     Up to 100 entries, as on a queue; MessageNotInflight where the receipt is not the
     message's current delivery.
     """
-    conversions.check_batch_size(len(request.entries))
     consumable = ctx.broker.pulls.consumable(await ctx.subscription())
-    changes = [(e.receipt_handle, e.visibility_timeout * 1000) for e in request.entries]
-    return conversions.entry_results(await ctx.broker.change_visibility(consumable, changes))
+    return await change_visibility_of(ctx.broker, consumable, request)
 
 
 @operation("POST", "/v1/subscriptions/{id}/seek", tag=TAG, body=Seek, response=Sought)
