@@ -284,12 +284,17 @@ class SqsConsumer(SignedUser):
 
 
 class TopicFanout(SignedUser):
-    """Publishes batches of 10 to the run's topic (SNS Query API, PublishBatch) and drains
-    the queue the topic fans out to."""
+    """Publishes a batch of 10 to the run's topic (SNS Query API, PublishBatch), then
+    drains the queue the topic fans out to: one task, so that every iteration publishes
+    (two tasks picked at random could long-poll a short run away without publishing)."""
 
     @tag("topic")
     @task
-    def publish(self) -> None:
+    def publish_and_drain(self) -> None:
+        self._publish()
+        self.sqs_receive_and_delete(run().queue_urls["fanout"])
+
+    def _publish(self) -> None:
         params = {
             "Action": "PublishBatch",
             "TopicArn": run().topic_arn,
@@ -307,11 +312,6 @@ class TopicFanout(SignedUser):
             # Every entry published has its MessageId in the answer; a refused one not.
             if answer.status_code != 200 or answer.text.count("<MessageId>") != BATCH:
                 answer.failure(f"{answer.status_code}: {answer.text[:300]}")
-
-    @tag("topic")
-    @task
-    def drain(self) -> None:
-        self.sqs_receive_and_delete(run().queue_urls["fanout"])
 
 
 # -- WebSocket ------------------------------------------------------------------------
