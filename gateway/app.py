@@ -14,6 +14,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.routing import Route, WebSocketRoute
 
 from gateway import metrics
@@ -22,6 +23,7 @@ from gateway.console.routes import console_routes
 from gateway.health import healthz, readyz
 from gateway.metrics_endpoint import PATH as METRICS_PATH
 from gateway.metrics_endpoint import metrics_endpoint
+from gateway.request_ids import RequestIds
 from gateway.rest.routes import http_error, rest_routes
 from gateway.sns.certificate import ROUTE_PATH as SIGNING_CERTIFICATE_PATH
 from gateway.sns.certificate import signing_certificate
@@ -43,11 +45,13 @@ def create_app(
     *,
     metrics_max_queues: int = metrics.DEFAULT_MAX_QUEUES,
     metrics_token: str | None = None,
+    access_log: bool = False,
 ) -> Starlette:
     """`public_url`: base of queue URLs; when None they are built from the Host header.
 
     `metrics_max_queues`: the queues (and topics, and subscriptions) `/metrics` shows at
-    most; `metrics_token`: the bearer token a scrape must carry, None for none.
+    most; `metrics_token`: the bearer token a scrape must carry, None for none;
+    `access_log`: a log record per request (gateway/request_ids.py).
     """
     app = Starlette(
         routes=[
@@ -66,6 +70,7 @@ def create_app(
             Route(SIGNING_CERTIFICATE_PATH, signing_certificate, methods=["GET"]),
         ],
         exception_handlers={HTTPException: http_error},
+        middleware=[Middleware(RequestIds, log_access=access_log)],
         lifespan=lifespan,
     )
     app.state.public_url = public_url.rstrip("/") if public_url else None

@@ -101,6 +101,7 @@ def run(settings: Settings) -> None:
                 advertised_url=f"http://{settings.host}:{settings.port}",
                 metrics_max_queues=settings.metrics_max_queues,
                 metrics_token=settings.metrics_token,
+                access_log=settings.access_log,
             )
             config = uvicorn.Config(
                 app,

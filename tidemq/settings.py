@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any, Literal, get_args
 
 from control_plane.text_rules import parse_int
 from storage_nodes.log.log_config import Durability
 
 _ENV_PREFIX = "TIDEMQ_"
+
+LogFormat = Literal["text", "json"]
 
 
 class SettingsError(ValueError):
@@ -67,6 +69,10 @@ class Settings:
     metrics_max_queues: int = 1_000
     # When set, /metrics wants `Authorization: Bearer <this>`.
     metrics_token: str | None = field(default=None, repr=False)
+    # Log lines as text, or as JSON objects one per line (tidemq/logs.py).
+    log_format: LogFormat = "text"
+    # A log record per HTTP request and WebSocket (logger tidemq.access).
+    access_log: bool = False
 
     @classmethod
     def load(
@@ -107,36 +113,68 @@ def _whole_number(value: Any) -> int:
 
 
 def _coerce(name: str, value: Any, source: str) -> Any:
-    if name == "port":
-        try:
-            port = int(value)
-        except (TypeError, ValueError):
-            port = -1
-        if not 0 < port < 65536:
-            raise SettingsError(f"port must be a number from 1 to 65535 ({source}: {value!r})")
-        return port
-    if name == "data_dir":
-        return Path(str(value)).expanduser()
-    if name == "max_message_bytes":
-        size = _whole_number(value)
-        if not 1024 <= size <= 1024 * 1024:
-            raise SettingsError(
-                f"max_message_bytes must be from 1024 to 1048576 ({source}: {value!r})"
-            )
-        return size
+    special = _SPECIAL.get(name)
+    if special is not None:
+        return special(name, value, source)
     if name in _INTEGERS:
         low = _INTEGERS[name]
         number = _whole_number(value)
         if number < low:
             raise SettingsError(f"{name} must be a whole number >= {low} ({source}: {value!r})")
         return number
-    if name == "durability":
-        if value not in get_args(Durability):
-            choices = ", ".join(get_args(Durability))
-            raise SettingsError(f"durability must be one of {choices} ({source}: {value!r})")
+    if name in _CHOICES:
+        if value not in _CHOICES[name]:
+            choices = ", ".join(_CHOICES[name])
+            raise SettingsError(f"{name} must be one of {choices} ({source}: {value!r})")
         return value
     return str(value)
 
+
+def _port(name: str, value: Any, source: str) -> int:
+    try:
+        port = int(value)
+    except (TypeError, ValueError):
+        port = -1
+    if not 0 < port < 65536:
+        raise SettingsError(f"port must be a number from 1 to 65535 ({source}: {value!r})")
+    return port
+
+
+def _path(name: str, value: Any, source: str) -> Path:
+    return Path(str(value)).expanduser()
+
+
+def _max_message_bytes(name: str, value: Any, source: str) -> int:
+    size = _whole_number(value)
+    if not 1024 <= size <= 1024 * 1024:
+        raise SettingsError(f"max_message_bytes must be from 1024 to 1048576 ({source}: {value!r})")
+    return size
+
+
+def _flag(name: str, value: Any, source: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise SettingsError(f"{name} must be true or false, 1 or 0 ({source}: {value!r})")
+
+
+# Settings with a reader of their own.
+_SPECIAL: dict[str, Callable[[str, Any, str], Any]] = {
+    "port": _port,
+    "data_dir": _path,
+    "max_message_bytes": _max_message_bytes,
+    "access_log": _flag,
+}
+
+# Settings that take one of a few words.
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "durability": get_args(Durability),
+    "log_format": get_args(LogFormat),
+}
 
 # Integer settings and their least values.
 _INTEGERS = {

@@ -146,6 +146,7 @@ def build_app(
     advertised_url: str,
     metrics_max_queues: int = metrics.DEFAULT_MAX_QUEUES,
     metrics_token: str | None = None,
+    access_log: bool = False,
 ) -> Starlette:
     """`master_key`: the key access-key secrets are sealed under (tidemq/master_key.py).
 
@@ -158,7 +159,7 @@ def build_app(
     hand.
 
     `metrics_max_queues` and `metrics_token`: what `/metrics` shows at most, and the
-    token it asks for (gateway/app.py).
+    token it asks for (gateway/app.py); `access_log`: a log record per request.
     """
     box = SecretBox(master_key)
     request_clock = auth_clock or SystemClock()
@@ -197,5 +198,9 @@ def build_app(
                 metrics.process_stopped()
 
     return create_app(
-        lifespan, public_url, metrics_max_queues=metrics_max_queues, metrics_token=metrics_token
+        lifespan,
+        public_url,
+        metrics_max_queues=metrics_max_queues,
+        metrics_token=metrics_token,
+        access_log=access_log,
     )

@@ -23,7 +23,6 @@ from gateway import metrics
 from gateway.base_url import base_url
 from gateway.core.broker import Broker
 from gateway.core.errors import CoreError
-from gateway.message_ids import new_request_id
 from gateway.request_body import BodyTooLarge, ClientGone, read_body
 from gateway.rest import codec
 from gateway.rest.auth import CHALLENGE, authenticate_rest
@@ -49,24 +48,22 @@ def endpoint(op: Operation) -> Callable[[Request], Awaitable[Response]]:
         return response
 
     async def serve(request: Request) -> Response:
-        request_id = new_request_id()
         try:
             result = await _run(op, request)
         except ClientGone:
-            log.debug("request %s: the client left before its body arrived", request_id)
+            log.debug("the client left before its body arrived")
             return Response(status_code=400)
         except RestError as exc:
-            return error_response(exc, request_id)
+            return error_response(exc)
         except CoreError as exc:
-            return error_response(from_core(exc), request_id)
+            return error_response(from_core(exc))
         except Exception:
-            log.exception("REST request %s (%s %s) failed", request_id, op.method, op.path)
+            log.exception("REST request %s %s failed", op.method, op.path)
             internal = InternalError("InternalError", "We encountered an internal error.")
-            return error_response(internal, request_id)
-        headers = {"x-request-id": request_id}
+            return error_response(internal)
         if op.response is None:
-            return Response(status_code=op.status, headers=headers)
-        return Response(codec.encode(result), op.status, headers, media_type=JSON)
+            return Response(status_code=op.status)
+        return Response(codec.encode(result), op.status, media_type=JSON)
 
     handle.__name__ = op.handler.__name__
     return handle
@@ -88,8 +85,8 @@ async def _run(op: Operation, request: Request) -> object:
     return await op.handler(ctx, given)
 
 
-def error_response(exc: RestError, request_id: str | None = None) -> Response:
-    headers = {"x-request-id": request_id or new_request_id()}
+def error_response(exc: RestError) -> Response:
+    headers = {}
     if isinstance(exc, Unauthorized):
         headers["www-authenticate"] = CHALLENGE
     return Response(codec.encode(exc.body()), exc.http_status, headers, media_type=JSON)

@@ -28,9 +28,9 @@ from gateway.auth.errors import AuthError, MissingAuthenticationToken
 from gateway.base_url import base_url
 from gateway.core.broker import Broker
 from gateway.core.errors import CoreError
-from gateway.message_ids import new_request_id
 from gateway.query_form import decode_request
 from gateway.request_body import BodyTooLarge, ClientGone, read_body
+from gateway.request_ids import request_id as request_id_of
 from gateway.sns import links, query_protocol
 from gateway.sns.actions import ACTIONS, Handler, SnsContext
 from gateway.sns.errors import SnsError, from_core, internal_error
@@ -55,7 +55,7 @@ async def sns_endpoint(request: Request) -> Response:
 
 async def _serve(request: Request) -> tuple[Response, str]:
     """The response, and the action it ran ("" if the request named none TideMQ serves)."""
-    request_id = new_request_id()
+    request_id = request_id_of(request)
     action = ""
     try:
         unsigned = links.may_be_unsigned(request)
@@ -87,7 +87,6 @@ async def _serve(request: Request) -> tuple[Response, str]:
     return Response(
         query_protocol.render(action, result, request_id),
         media_type=query_protocol.CONTENT_TYPE,
-        headers={"x-amzn-RequestId": request_id},
     ), action
 
 
@@ -118,5 +117,4 @@ def _error(exc: SnsError, request_id: str) -> Response:
         query_protocol.render_error(exc, request_id),
         status_code=exc.http_status,
         media_type=query_protocol.CONTENT_TYPE,
-        headers={"x-amzn-RequestId": request_id},
     )

@@ -29,9 +29,9 @@ from gateway.auth.errors import AuthError
 from gateway.base_url import base_url
 from gateway.core.broker import Broker
 from gateway.core.errors import CoreError
-from gateway.message_ids import new_request_id
 from gateway.query_form import decode_request
 from gateway.request_body import BodyTooLarge, ClientGone, read_body
+from gateway.request_ids import request_id as request_id_of
 from gateway.sqs import json_protocol, query_protocol
 from gateway.sqs.actions import ACTIONS, SqsContext
 from gateway.sqs.errors import SqsError, from_core
@@ -58,7 +58,7 @@ async def sqs_endpoint(request: Request) -> Response:
 
 async def _serve(request: Request) -> tuple[Response, str]:
     """The response, and the action the request named ("" if it named none)."""
-    request_id = new_request_id()
+    request_id = request_id_of(request)
     query = _is_query(request)
     action = ""
     try:
@@ -91,11 +91,10 @@ async def _serve(request: Request) -> tuple[Response, str]:
             sender_fault=False,
         )
         return _error(error, request_id, query), action
-    headers = {"x-amzn-RequestId": request_id}
     if query:
         xml = query_protocol.render(action, result, request_id)
-        return Response(xml, media_type=query_protocol.CONTENT_TYPE, headers=headers), action
-    return Response(orjson.dumps(result), media_type=CONTENT_TYPE, headers=headers), action
+        return Response(xml, media_type=query_protocol.CONTENT_TYPE), action
+    return Response(orjson.dumps(result), media_type=CONTENT_TYPE), action
 
 
 def _is_query(request: Request) -> bool:
@@ -135,17 +134,15 @@ def _context(request: Request, account_id: str, action: str) -> SqsContext:
 
 
 def _error(exc: SqsError, request_id: str, query: bool) -> Response:
-    headers = {"x-amzn-RequestId": request_id}
     if query:
         return Response(
             query_protocol.render_error(exc, request_id),
             status_code=exc.http_status,
             media_type=query_protocol.CONTENT_TYPE,
-            headers=headers,
         )
     return Response(
         orjson.dumps({"__type": exc.type_name, "message": exc.message}),
         status_code=exc.http_status,
         media_type=CONTENT_TYPE,
-        headers={"x-amzn-query-error": exc.query_error, **headers},
+        headers={"x-amzn-query-error": exc.query_error},
     )

@@ -22,7 +22,6 @@ from gateway import metrics
 from gateway.auth.bearer import TokenVerifier
 from gateway.auth.errors import AuthError
 from gateway.core.errors import CoreError
-from gateway.message_ids import new_request_id
 from gateway.native.common import ErrorDetail, ErrorResponse
 from gateway.ws.errors import WsError, from_core, unauthorized
 from gateway.ws.session import Session
@@ -82,7 +81,7 @@ def _token(websocket: WebSocket) -> str:
 
 
 def _denial(error: WsError) -> Response:
-    headers = {"x-request-id": new_request_id()}
+    headers = {}
     if error.http_status == 401:
         headers["www-authenticate"] = CHALLENGE
     body = msgspec.json.encode(ErrorResponse(ErrorDetail(error.code, error.message)))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from gateway.rest import openapi
 from gateway.ws import asyncapi
-from tidemq import __version__
+from tidemq import __version__, logs
 from tidemq.bench import cli as bench_cli
 from tidemq.cli import archive as archive_cli
 from tidemq.cli import keys as keys_cli
@@ -27,10 +27,7 @@ from tidemq.settings import Settings, SettingsError
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO if args.command == "up" else logging.WARNING,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    logs.configure(logging.INFO if args.command == "up" else logging.WARNING)
     commands: dict[str, Callable[[argparse.Namespace], int]] = {
         "up": _up,
         "keys": keys_cli.run,
@@ -63,6 +60,7 @@ def _up(args: argparse.Namespace) -> int:
             flags={"host": args.host, "port": args.port, "data_dir": args.data_dir},
             config_file=args.config,
         )
+        logs.configure(logging.INFO, settings.log_format)
         run(settings)
     except (SettingsError, LaunchError, RedisServerError) as exc:
         print(f"tidemq up: {exc}", file=sys.stderr)
