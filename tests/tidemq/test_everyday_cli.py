@@ -331,15 +331,19 @@ def test_tail_follows_a_queue_until_ctrl_c(
     assert tail.interrupt() == (0, "")
 
 
+@pytest.mark.parametrize("transport", ["websocket", "poll"])
 def test_tail_follows_a_topic_through_a_subscription_it_removes(
     env: dict[str, str],
-    capsys: pytest.CaptureFixture[str],
+    token: str,
     tails: list[Tail],
     server: TidemqProcess,
+    transport: str,
 ) -> None:
     sns = server.sns_client()
-    topic_arn = sns.create_topic(Name="followed-topic")["TopicArn"]
-    tail = Tail(["followed-topic", "--topic"], env)
+    topic = f"followed-topic-{transport}"
+    topic_arn = sns.create_topic(Name=topic)["TopicArn"]
+    how = ["--token", token] if transport == "websocket" else ["--poll"]
+    tail = Tail([topic, "--topic", *how], env)
     tails.append(tail)
     _until(lambda: len(sns.list_subscriptions_by_topic(TopicArn=topic_arn)["Subscriptions"]) == 1)
     sns.publish(TopicArn=topic_arn, Message="news")

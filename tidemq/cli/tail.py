@@ -8,9 +8,10 @@ arrive, like `tail -f`, until Ctrl-C.
   from the topic's other subscribers) and removed at the end.
 - An existing pull subscription (`--subscription ID`) is consumed as a queue is.
 
-How: with a bearer token (--token, TIDEMQ_TOKEN), a queue is followed over the WebSocket
-API, pushed with credit; otherwise, and for topics and subscriptions, by long polls of
-the REST API (20 s each, answered at once when a message arrives). Ctrl-C ends it with
+How: with a bearer token (--token, TIDEMQ_TOKEN), messages are pushed over the WebSocket
+API with credit (a topic's and a subscription's through the pull subscription's
+`subscribe`); otherwise, or with --poll, by long polls of the REST API (20 s each,
+answered at once when a message arrives). Ctrl-C ends it with
 exit code 0; a message received and not yet printed becomes visible again when its
 visibility timeout ends.
 """
@@ -59,8 +60,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Print messages as they arrive until Ctrl-C. A queue's messages are "
         "deleted once printed (the queue is consumed); a topic is followed through a pull "
         "subscription made for the purpose and removed at the end; --subscription consumes "
-        "an existing pull subscription. Over the WebSocket API when a token is given "
-        "(queues), else by long polls.",
+        "an existing pull subscription. Pushed over the WebSocket API when a token is given, "
+        "else by long polls.",
         example_lines=(
             "tidemq tail orders",
             "tidemq tail --topic prices --json",
@@ -84,13 +85,14 @@ def run(args: argparse.Namespace) -> int:
 
 def _tail(tidemq: Client, target: Target, args: argparse.Namespace) -> int:
     emit = _printer(args.json)
+    push = bool(target.credentials.token) and not args.poll
     try:
         if args.subscription is not None:
-            _poll_subscription(tidemq, args.subscription, emit)
+            _follow_subscription(tidemq, target, args.subscription, emit, push)
         elif args.topic:
-            _follow_topic(tidemq, args.name, emit)
-        elif target.credentials.token and not args.poll:
-            asyncio.run(_push_queue(target, args.name, emit))
+            _follow_topic(tidemq, target, args.name, emit, push)
+        elif push:
+            asyncio.run(_push(target, emit, queue=args.name))
         else:
             _poll_queue(tidemq, args.name, emit)
     except KeyboardInterrupt:
@@ -137,7 +139,22 @@ def _emit_all(messages: list[RestMessage], emit: Callable[[Message], None]) -> N
         emit(message)
 
 
-def _follow_topic(tidemq: Client, topic: str, emit: Callable[[Message], None]) -> None:
+def _follow_subscription(
+    tidemq: Client,
+    target: Target,
+    subscription_id: str,
+    emit: Callable[[Message], None],
+    push: bool,
+) -> None:
+    if push:
+        asyncio.run(_push(target, emit, subscription=subscription_id))
+    else:
+        _poll_subscription(tidemq, subscription_id, emit)
+
+
+def _follow_topic(
+    tidemq: Client, target: Target, topic: str, emit: Callable[[Message], None], push: bool
+) -> None:
     """Through a pull subscription of its own, removed however the tail ends."""
     name = f"tidemq-tail-{secrets.token_hex(4)}"
     made = unwrap(
@@ -146,14 +163,21 @@ def _follow_topic(tidemq: Client, topic: str, emit: Callable[[Message], None]) -
         )
     )
     try:
-        _poll_subscription(tidemq, made.id, emit)
+        _follow_subscription(tidemq, target, made.id, emit, push)
     finally:
         unsubscribe.sync(made.id, client=tidemq)
 
 
-async def _push_queue(target: Target, queue: str, emit: Callable[[Message], None]) -> None:
+async def _push(
+    target: Target,
+    emit: Callable[[Message], None],
+    *,
+    queue: str | None = None,
+    subscription: str | None = None,
+) -> None:
+    """A queue's or a pull subscription's messages pushed over the WebSocket API."""
     async with websocket.connect(target.endpoint, target.credentials.token) as connection:
-        subscription = await connection.subscribe(queue, credit=CREDIT)
-        async for delivery in subscription:
+        pushed = await connection.subscribe(queue, credit=CREDIT, subscription=subscription)
+        async for delivery in pushed:
             emit(delivery.message)
             await delivery.ack()
