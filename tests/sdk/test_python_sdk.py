@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import threading
+import uuid
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -119,6 +120,8 @@ def test_errors_are_typed_exceptions_with_the_apis_code_and_message(
     assert missing.value.code == "QueueDoesNotExist"
     assert missing.value.status == 404
     assert missing.value.message == "The specified queue does not exist."
+    assert missing.value.request_id is not None
+    assert uuid.UUID(missing.value.request_id).version == 4
 
     with _signed(sdk_server) as tidemq, pytest.raises(BadRequest) as bad_name:
         create_queue.sync(client=tidemq, body=CreateQueue(name="no spaces allowed"))

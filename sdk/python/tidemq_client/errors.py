@@ -3,7 +3,8 @@
     TidemqError                 everything below; also: no credentials, an undocumented answer
      +-- ApiError               TideMQ refused: `code` and `message` from the API's
      |    |                     {"error": {"code", "message"}}, `status` the HTTP status
-     |    |                     (None for a WebSocket `error` frame)
+     |    |                     (None for a WebSocket `error` frame), `request_id` the
+     |    |                     response's x-amzn-RequestId (the server logs it)
      |    +-- BadRequest             400  InvalidParameterValue, MissingParameter, ...
      |    +-- Unauthorized           401  MissingAuthenticationToken, SignatureDoesNotMatch, ...
      |    +-- Forbidden              403  OverLimit
@@ -42,6 +43,9 @@ class ApiError(TidemqError):
         self.code = code
         self.message = message
         self.status = status
+        # The id the server gave the request (its `x-amzn-RequestId`), which every log
+        # record about it names: quote it when asking an operator about the error.
+        self.request_id: str | None = None
 
 
 class BadRequest(ApiError):
@@ -164,9 +168,15 @@ def api_error(code: str, message: str, status: int | None = None) -> ApiError:
     return (ServerError if status >= 500 else ApiError)(code, message, status)
 
 
-def from_response_body(status: int, body: bytes) -> ApiError:
+def from_response_body(status: int, body: bytes, request_id: str | None = None) -> ApiError:
     """The error an HTTP error response stands for. A body that is not the API's error
     shape (a proxy's page, say) gives the code `HTTP<status>` and the body's start."""
+    error = _from_body(status, body)
+    error.request_id = request_id
+    return error
+
+
+def _from_body(status: int, body: bytes) -> ApiError:
     try:
         detail = json.loads(body)["error"]
         code, message = detail["code"], detail["message"]

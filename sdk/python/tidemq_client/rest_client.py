@@ -116,13 +116,20 @@ def unwrap(result: _T | ErrorResponse | None) -> _T:
     return result
 
 
+REQUEST_ID_HEADER = "x-amzn-RequestId"
+
+
 def _raise_for_error(response: httpx.Response) -> None:
     if response.status_code >= 400:
         response.read()
-        raise from_response_body(response.status_code, response.content)
+        raise from_response_body(
+            response.status_code, response.content, response.headers.get(REQUEST_ID_HEADER)
+        )
 
 
 async def _araise_for_error(response: httpx.Response) -> None:
     if response.status_code >= 400:
         await response.aread()
-        raise from_response_body(response.status_code, response.content)
+        raise from_response_body(
+            response.status_code, response.content, response.headers.get(REQUEST_ID_HEADER)
+        )

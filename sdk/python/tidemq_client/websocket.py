@@ -315,7 +315,11 @@ class Connecting:
             )
         except InvalidStatus as exc:
             response = exc.response
-            raise from_response_body(response.status_code, bytes(response.body or b"")) from exc
+            raise from_response_body(
+                response.status_code,
+                bytes(response.body or b""),
+                response.headers.get("x-amzn-RequestId"),
+            ) from exc
         return Connection(websocket, self.answer_timeout_s)
 
 

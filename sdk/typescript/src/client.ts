@@ -79,7 +79,8 @@ export function createTidemqClient(options: ClientOptions = {}): TidemqClient {
       };
       const response = await fetchWithRetries(attempt, policy, send);
       if (response.status >= 400) {
-        throw fromResponseBody(response.status, await response.text());
+        const requestId = response.headers.get("x-amzn-requestid") ?? undefined;
+        throw fromResponseBody(response.status, await response.text(), requestId);
       }
       return response;
     },

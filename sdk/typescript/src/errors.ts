@@ -40,6 +40,10 @@ export class ApiError extends TidemqError {
 
   /** The API's message, without the code. */
   readonly apiMessage: string;
+
+  /** The id the server gave the request (its `x-amzn-RequestId`), which every log record
+   * about it names: quote it when asking an operator about the error. */
+  requestId?: string;
 }
 
 export class BadRequest extends ApiError {
@@ -144,7 +148,13 @@ export function apiError(code: string, message: string, status?: number): ApiErr
 
 /** The error an HTTP error response stands for. A body that is not the API's error shape
  * (a proxy's page, say) gives the code `HTTP<status>` and the body's start. */
-export function fromResponseBody(status: number, body: string): ApiError {
+export function fromResponseBody(status: number, body: string, requestId?: string): ApiError {
+  const error = fromBody(status, body);
+  error.requestId = requestId;
+  return error;
+}
+
+function fromBody(status: number, body: string): ApiError {
   try {
     const parsed: unknown = JSON.parse(body);
     const detail = (parsed as { error?: { code?: unknown; message?: unknown } }).error;

@@ -100,7 +100,15 @@ export async function connectWebSocket(options: ConnectOptions = {}): Promise<Co
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
       response.on("end", () => {
-        reject(fromResponseBody(response.statusCode ?? 0, Buffer.concat(chunks).toString()));
+        const requestId = response.headers["x-amzn-requestid"];
+        const body = Buffer.concat(chunks).toString();
+        reject(
+          fromResponseBody(
+            response.statusCode ?? 0,
+            body,
+            typeof requestId === "string" ? requestId : undefined,
+          ),
+        );
         socket.terminate();
       });
     });

@@ -87,6 +87,7 @@ test("errors are thrown as typed exceptions with the API's code and message", as
       assert.equal(error.code, "QueueDoesNotExist");
       assert.equal(error.status, 404);
       assert.equal(error.apiMessage, "The specified queue does not exist.");
+      assert.match(error.requestId ?? "", /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-/);
       return true;
     },
   );
