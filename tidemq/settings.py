@@ -67,6 +67,18 @@ class Settings:
     metrics_max_queues: int = 1_000
     # When set, /metrics wants `Authorization: Bearer <this>`.
     metrics_token: str | None = field(default=None, repr=False)
+    # The cluster (docs/cluster.md). `tidemq node` listens on host:node_port and tells
+    # gateways node_address (default: the address it listens on); node_id names the
+    # process (default: made up at start, unique per process).
+    node_id: str | None = None
+    node_port: int = 9400
+    node_address: str | None = None
+    # A partition lease's time to live, and a node registration's: a node stopped this
+    # long loses its partitions.
+    lease_ttl_ms: int = 10_000
+    # How long a gateway waits for a node's answer, and at most for a partition's new
+    # owner after a failure, before the request fails with 503.
+    node_request_timeout_ms: int = 10_000
 
     @classmethod
     def load(
@@ -107,13 +119,13 @@ def _whole_number(value: Any) -> int:
 
 
 def _coerce(name: str, value: Any, source: str) -> Any:
-    if name == "port":
+    if name in ("port", "node_port"):
         try:
             port = int(value)
         except (TypeError, ValueError):
             port = -1
         if not 0 < port < 65536:
-            raise SettingsError(f"port must be a number from 1 to 65535 ({source}: {value!r})")
+            raise SettingsError(f"{name} must be a number from 1 to 65535 ({source}: {value!r})")
         return port
     if name == "data_dir":
         return Path(str(value)).expanduser()
@@ -151,6 +163,8 @@ _INTEGERS = {
     "request_read_timeout_s": 1,
     "max_connections": 1,
     "metrics_max_queues": 1,
+    "lease_ttl_ms": 100,
+    "node_request_timeout_ms": 100,
 }
 
 
