@@ -68,7 +68,8 @@ class Settings:
     # When set, /metrics wants `Authorization: Bearer <this>`.
     metrics_token: str | None = field(default=None, repr=False)
     # The cluster (docs/cluster.md). `tidemq node` listens on host:node_port and tells
-    # gateways node_address (default: the address it listens on); node_id names the
+    # gateways node_address (default: the address it listens on; node_port 0: any free
+    # port, which it prints); node_id names the
     # process (default: made up at start, unique per process).
     node_id: str | None = None
     node_port: int = 9400
@@ -124,7 +125,8 @@ def _coerce(name: str, value: Any, source: str) -> Any:
             port = int(value)
         except (TypeError, ValueError):
             port = -1
-        if not 0 < port < 65536:
+        lowest = 0 if name == "node_port" else 1  # a node may take any free port (0)
+        if not lowest <= port < 65536:
             raise SettingsError(f"{name} must be a number from 1 to 65535 ({source}: {value!r})")
         return port
     if name == "data_dir":

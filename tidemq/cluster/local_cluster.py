@@ -35,7 +35,7 @@ from tidemq.admin_key import register_admin_key
 from tidemq.credentials import Credentials, admin_credentials
 from tidemq.embedded import LaunchError, check_port_free, graceful_signals, locked_data_dir
 from tidemq.master_key import ensure_master_key
-from tidemq.redis_server import RedisServer, RedisServerConfig, die_with_parent, free_port
+from tidemq.redis_server import RedisServer, RedisServerConfig, die_with_parent
 from tidemq.settings import Settings, SettingsError
 
 log = logging.getLogger(__name__)
@@ -93,7 +93,7 @@ def run(settings: Settings, nodes: int, gateways: int) -> None:
             for index in range(nodes):
                 node_env = {
                     "TIDEMQ_DATA_DIR": str(data_dir / "nodes" / str(index + 1)),
-                    "TIDEMQ_NODE_PORT": str(free_port(settings.host)),
+                    "TIDEMQ_NODE_PORT": "0",  # any free port; the banner says which
                 }
                 children.append(_start("node", {**env, **node_env}, stopping))
             for index in range(gateways):
