@@ -27,6 +27,7 @@ Guarantees and limits:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from redis.asyncio import Redis
 
@@ -53,12 +54,21 @@ class NodeInfo:
     expires_ms: int  # dead at this instant unless refreshed before it
 
 
-class Membership:
-    """Registrations of storage nodes in Redis; every change is one atomic script."""
+Role = Literal["node", "gateway"]
+_KEYS: dict[Role, list[str]] = {
+    "node": [redis_keys.LIVE_NODES, redis_keys.NODE_INFO],
+    "gateway": [redis_keys.LIVE_GATEWAYS, redis_keys.GATEWAY_INFO],
+}
 
-    def __init__(self, redis: Redis, clock: Clock) -> None:
+
+class Membership:
+    """Registrations of storage nodes (or, with `role="gateway"`, of gateways, kept
+    apart) in Redis; every change is one atomic script."""
+
+    def __init__(self, redis: Redis, clock: Clock, role: Role = "node") -> None:
         self._redis = redis
         self._clock = clock
+        self._keys = _KEYS[role]
         self._register = timed_scripts.register(redis, "register_node", REGISTER_NODE)
         self._heartbeat = timed_scripts.register(redis, "heartbeat_node", HEARTBEAT_NODE)
         self._deregister = timed_scripts.register(redis, "deregister_node", DEREGISTER_NODE)
@@ -71,7 +81,7 @@ class Membership:
         now_ms = self._clock.now_ms()
         with redis_boundary():
             await self._register(
-                keys=[redis_keys.LIVE_NODES, redis_keys.NODE_INFO],
+                keys=self._keys,
                 args=[node_id, address, now_ms, ttl_ms],
             )
         return NodeInfo(node_id, address, now_ms, now_ms, now_ms + ttl_ms)
@@ -85,7 +95,7 @@ class Membership:
         _check_ttl(ttl_ms)
         with redis_boundary():
             refreshed = await self._heartbeat(
-                keys=[redis_keys.LIVE_NODES, redis_keys.NODE_INFO],
+                keys=self._keys,
                 args=[node_id, self._clock.now_ms(), ttl_ms],
             )
         return int(refreshed) == 1
@@ -93,17 +103,13 @@ class Membership:
     async def deregister(self, node_id: str) -> bool:
         """Removes the registration at once; False if there was none."""
         with redis_boundary():
-            removed = await self._deregister(
-                keys=[redis_keys.LIVE_NODES, redis_keys.NODE_INFO], args=[node_id]
-            )
+            removed = await self._deregister(keys=self._keys, args=[node_id])
         return int(removed) == 1
 
     async def live_nodes(self) -> list[NodeInfo]:
         """Every node live now, by id; expired registrations are dropped on the way."""
         with redis_boundary():
-            flat = await self._list(
-                keys=[redis_keys.LIVE_NODES, redis_keys.NODE_INFO], args=[self._clock.now_ms()]
-            )
+            flat = await self._list(keys=self._keys, args=[self._clock.now_ms()])
         nodes = []
         for i in range(0, len(flat), 3):
             registered, heartbeat, address = as_text(flat[i + 2]).split(":", 2)

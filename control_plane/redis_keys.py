@@ -250,6 +250,14 @@ LIVE_NODES = f"{PREFIX}:{{nodes}}:live"
 NODE_INFO = f"{PREFIX}:{{nodes}}:info"
 """Hash node id -> "<registered ms>:<heartbeat ms>:<address>" (address last: it has colons)."""
 
+# Gateways register the same way as nodes, in keys of their own (same hash tag).
+LIVE_GATEWAYS = f"{PREFIX}:{{nodes}}:gateways:live"
+GATEWAY_INFO = f"{PREFIX}:{{nodes}}:gateways:info"
+
+PROCESS_REPORTS = f"{PREFIX}:{{nodes}}:reports"
+"""Hash "<role>:<id>" -> JSON: what a node or gateway process last said of itself (pid,
+partitions held, ...), for `tidemq cluster status`; written with each heartbeat."""
+
 
 def partition_leases(stream_id: str) -> str:
     """Hash partition -> "<epoch>:<expires ms>:<ttl ms>:<node id>"; node id empty once released.

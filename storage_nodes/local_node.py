@@ -28,6 +28,7 @@ from storage_nodes.archive.remote_reads import ArchiveReader
 from storage_nodes.archive.tiering import STREAM_DESCRIPTOR, Tiering, TieringStatus
 from storage_nodes.log.errors import LogClosedError, LogStorageError
 from storage_nodes.log.log_config import LogConfig
+from storage_nodes.log.log_loader import start_log_at
 from storage_nodes.log.partition_log import PartitionLog
 from storage_nodes.node import (
     ArchiveUnavailable,
@@ -45,6 +46,8 @@ log = logging.getLogger(__name__)
 _STREAM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 # After a failed write, the node counts as ready again once this much disk is free.
 _FREE_BYTES_TO_RECOVER = 16 * 1024 * 1024
+# Asks the archive reader for a manifest fresher than any it has cached.
+_BEYOND_ANY_OFFSET = 1 << 62
 # A time lookup that raced the local log's start moving up (segments dropped once tiered)
 # is done again, at most this many times in all.
 _TIME_LOOKUP_TRIES = 3
@@ -79,12 +82,15 @@ class LocalNode:
         # create) the partition again while its directory is being removed.
         self._dropped: set[str] = set()
 
-    async def start(self) -> None:
+    async def start(self, *, open_on_disk: bool = True) -> None:
         """Starts tiering (with an archive), which first opens the partitions on disk in
         the background, so that idle ones are sealed and tiered too without delaying the
-        node's start."""
+        node's start. A node of a cluster passes `open_on_disk=False`: it tiers only the
+        partitions it holds the lease of, opened when it takes them (`adopt`)."""
         if self._tiering is not None:
-            self._tiering.start(lambda: self._logs, prepare=self._open_all)
+            self._tiering.start(
+                lambda: self._logs, prepare=self._open_all if open_on_disk else None
+            )
 
     async def _open_all(self) -> None:
         if not self.streams_dir.is_dir():
@@ -239,6 +245,65 @@ class LocalNode:
         if self._archive_reader is not None:
             self._archive_reader.forget(stream_id)
         await asyncio.to_thread(shutil.rmtree, self.streams_dir / stream_id, ignore_errors=True)
+
+    # -- ownership, for a node of a cluster (docs/cluster.md) ------------------------------
+
+    async def adopt(self, stream_id: str, partition: int, writer_epoch: int) -> None:
+        """This node took the partition's lease: a new tenure, whose archive writes carry
+        `writer_epoch` (above every earlier owner's).
+
+        A local copy that ends before the archive does (another node wrote the partition
+        since this one last had it) is dropped, and the log starts over empty at the
+        archive's end, the archive serving every read below it. A local copy at or past
+        the archive's end is kept: it is this node's own tail, not yet archived.
+        """
+        if self._tiering is not None:
+            self._tiering.adopt(stream_id, partition, writer_epoch)
+        if self._archive_reader is None:
+            return
+        try:
+            manifest = await asyncio.to_thread(
+                self._archive_reader.manifest, stream_id, partition, _BEYOND_ANY_OFFSET
+            )
+        except ObjectStoreError as exc:
+            raise ArchiveUnavailable(f"the archive cannot be read now: {exc}") from exc
+        partition_log = await self._log(stream_id, partition)
+        if partition_log.end_offset >= manifest.end_offset:
+            return
+        log.info(
+            "partition %s/%d: the local log ends at %d, the archive at %d: starting over there",
+            stream_id, partition, partition_log.end_offset, manifest.end_offset,
+        )  # fmt: skip
+        del self._logs[(stream_id, partition)]
+        await partition_log.close()
+        await asyncio.to_thread(
+            start_log_at,
+            partition_log.directory,
+            manifest.end_offset,
+            self._config.index_interval_bytes,
+        )
+        await self._log(stream_id, partition)
+
+    async def hand_over(self, stream_id: str, partition: int, *, archive: bool) -> None:
+        """This node gives the partition up and closes its log, so that tiering leaves
+        it alone. With `archive` (a graceful hand-over), its active segment is sealed and
+        everything not yet archived uploaded first, so that the next owner finds it all
+        in the archive; ArchiveUnavailable if the archive cannot take it (the local copy
+        stays, and the log is closed all the same). Without (the lease was lost), the
+        local copy is left as it is."""
+        partition_log = self._logs.pop((stream_id, partition), None)
+        if partition_log is None:
+            return
+        try:
+            if archive and self._tiering is not None:
+                await self._tiering.archive_now(stream_id, partition, partition_log)
+        except ObjectStoreError as exc:
+            raise ArchiveUnavailable(f"the archive cannot take the partition: {exc}") from exc
+        finally:
+            await partition_log.close()
+
+    def open_partitions(self) -> list[tuple[str, int]]:
+        return sorted(self._logs)
 
     async def close(self) -> None:
         if self._tiering is not None:

@@ -9,7 +9,17 @@ whole vocabulary between the two.
 Errors: a node raises `NodeError`s: `StreamDropped` (a request that raced its stream's
 deletion), `StorageUnavailable` (its disk failed: full, say), `DiskBudgetExceeded`
 (appends refused until tiering frees local disk) and `ArchiveUnavailable` (a read of
-archived records while the object store is down).
+archived records while the object store is down). A node reached over the network
+(storage_nodes/wire) also raises `NotOwner` (it does not hold the partition's lease, so
+it refused the request before doing anything) and `NodeUnreachable` (no answer).
+
+    NodeError
+    ├── StreamDropped
+    ├── StorageUnavailable
+    ├── DiskBudgetExceeded
+    ├── ArchiveUnavailable
+    ├── NotOwner
+    └── NodeUnreachable        .sent: the request may have reached the node
 """
 
 from __future__ import annotations
@@ -27,6 +37,8 @@ __all__ = [
     "MessageAttribute",
     "Node",
     "NodeError",
+    "NodeUnreachable",
+    "NotOwner",
     "Record",
     "RecordIn",
     "StorageUnavailable",
@@ -55,6 +67,25 @@ class DiskBudgetExceeded(NodeError):
 
 class ArchiveUnavailable(NodeError):
     """Archived records were asked for while the object store cannot be reached."""
+
+
+class NotOwner(NodeError):
+    """The node does not hold the partition's lease as current, or holds a later tenure
+    than the request names: it refused the request and wrote nothing. Whoever routed it
+    there looks the lease holder up again."""
+
+
+class NodeUnreachable(NodeError):
+    """The node could not be reached, or did not answer in time.
+
+    `sent` is False when the request certainly never reached the node (the connection
+    could not be made): trying it elsewhere is safe. True when it may have arrived, so an
+    append may have been applied: only the same node can tell (by its producer sequence).
+    """
+
+    def __init__(self, message: str, *, sent: bool) -> None:
+        super().__init__(message)
+        self.sent = sent
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -444,14 +444,16 @@ TidemqUp = Callable[..., TidemqProcess]
 
 @contextmanager
 def tidemq_up_factory(default_dir: Path) -> Iterator[TidemqUp]:
-    """`start(data_dir=None, port=None, settings=None)` runs a `tidemq up` (data under
-    `default_dir` unless given); every one started is killed at the end."""
+    """`start(data_dir=None, port=None, settings=None, args=())` runs a `tidemq up` (data
+    under `default_dir` unless given; `args` more command-line arguments, such as
+    `--nodes 3`); every one started is killed at the end."""
     started: list[TidemqProcess] = []
 
     def start(
         data_dir: Path | None = None,
         port: int | None = None,
         settings: Mapping[str, str] | None = None,
+        args: Sequence[str] = (),
     ) -> TidemqProcess:
         """`settings`: more TIDEMQ_* variables for it."""
         env = {
@@ -462,7 +464,7 @@ def tidemq_up_factory(default_dir: Path) -> Iterator[TidemqUp]:
             **(settings or {}),
         }
         process = subprocess.Popen(
-            [sys.executable, "-m", "tidemq.cli", "up"],
+            [sys.executable, "-m", "tidemq.cli", "up", *args],
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -524,7 +526,7 @@ def _read_banner(child: TidemqProcess, timeout_s: float) -> dict[str, str]:
     child.output.append("".join(lines))
     banner = {}
     for line in lines:
-        match = re.match(r"^  ([a-z ]+?)\s{2,}(\S.*)$", line.rstrip("\n"))
+        match = re.match(r"^  ([a-z][a-z0-9 ]*?)\s{2,}(\S.*)$", line.rstrip("\n"))
         if match:
             banner[match.group(1)] = match.group(2)
     if "endpoint" not in banner:

@@ -28,6 +28,7 @@ from pathlib import Path
 from types import FrameType
 
 import uvicorn
+from starlette.applications import Starlette
 
 from control_plane.access_keys import DEFAULT_ACCOUNT_ID
 from control_plane.errors import ControlPlaneError
@@ -59,8 +60,8 @@ class LaunchError(RuntimeError):
 def run(settings: Settings) -> None:
     data_dir = settings.data_dir.resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
-    with _locked(data_dir), _graceful_signals() as stopping:
-        _check_port_free(settings.host, settings.port)
+    with locked_data_dir(data_dir), graceful_signals() as stopping:
+        check_port_free(settings.host, settings.port)
         try:
             credentials = admin_credentials(
                 data_dir, settings.access_key_id, settings.secret_access_key
@@ -70,7 +71,7 @@ def run(settings: Settings) -> None:
         master_key = ensure_master_key(settings.master_key, data_dir)
         redis = None
         supervisor = None
-        server: _Server | None = None
+        server: Server | None = None
         redis_url = settings.redis_url
         if redis_url is None:
             redis = RedisServer(RedisServerConfig(data_dir / "redis"))
@@ -103,26 +104,10 @@ def run(settings: Settings) -> None:
                 metrics_token=settings.metrics_token,
                 access_log=settings.access_log,
             )
-            config = uvicorn.Config(
-                app,
-                host=settings.host,
-                port=settings.port,
-                loop="uvloop",
-                http=with_read_timeout(settings.request_read_timeout_s),
-                limit_concurrency=settings.max_connections,
-                ws_max_size=MAX_FRAME_BYTES,
-                # Frames read ahead of the session per connection (uvicorn's default is
-                # 32): a client flooding large frames holds at most this many in memory,
-                # then TCP pushes back on it while its frames are handled one at a time.
-                ws_max_queue=_WS_FRAMES_READ_AHEAD,
-                lifespan="on",
-                log_config=None,
-                access_log=False,
-                timeout_graceful_shutdown=10,
-            )
+            config = uvicorn_config(app, settings)
             banner = _banner(settings, data_dir, credentials, redis, redis_url)
             sys.setswitchinterval(_GIL_SWITCH_INTERVAL_S)  # process-wide: set here, once
-            server = _Server(config, on_started=lambda: _print_banner(banner))
+            server = Server(config, on_started=lambda: _print_banner(banner))
             server.run()
         finally:
             if supervisor is not None:
@@ -136,7 +121,28 @@ def run(settings: Settings) -> None:
     log.info("TideMQ stopped")
 
 
-class _Server(uvicorn.Server):
+def uvicorn_config(app: Starlette, settings: Settings) -> uvicorn.Config:
+    """How a gateway is served: by `tidemq up`, and by `tidemq gateway`."""
+    return uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        loop="uvloop",
+        http=with_read_timeout(settings.request_read_timeout_s),
+        limit_concurrency=settings.max_connections,
+        ws_max_size=MAX_FRAME_BYTES,
+        # Frames read ahead of the session per connection (uvicorn's default is
+        # 32): a client flooding large frames holds at most this many in memory,
+        # then TCP pushes back on it while its frames are handled one at a time.
+        ws_max_queue=_WS_FRAMES_READ_AHEAD,
+        lifespan="on",
+        log_config=None,
+        access_log=False,
+        timeout_graceful_shutdown=10,
+    )
+
+
+class Server(uvicorn.Server):
     """uvicorn's server, telling us once its sockets listen."""
 
     def __init__(self, config: uvicorn.Config, on_started: Callable[[], None]) -> None:
@@ -150,7 +156,7 @@ class _Server(uvicorn.Server):
 
 
 @contextmanager
-def _graceful_signals() -> Iterator[Callable[[], bool]]:
+def graceful_signals() -> Iterator[Callable[[], bool]]:
     """Our SIGINT/SIGTERM handlers, under uvicorn's.
 
     uvicorn catches the signal while it serves, shuts down, then raises the signal again
@@ -173,7 +179,7 @@ def _graceful_signals() -> Iterator[Callable[[], bool]]:
 
 
 @contextmanager
-def _locked(data_dir: Path) -> Iterator[None]:
+def locked_data_dir(data_dir: Path) -> Iterator[None]:
     path = data_dir / "tidemq.lock"
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
@@ -192,7 +198,7 @@ def _locked(data_dir: Path) -> Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
-def _check_port_free(host: str, port: int) -> None:
+def check_port_free(host: str, port: int) -> None:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:

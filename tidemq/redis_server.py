@@ -161,7 +161,10 @@ class RedisServer:
                 stdout=log_file,
                 stderr=subprocess.STDOUT,
                 cwd=data_dir,
-                preexec_fn=_die_with_parent(),  # noqa: PLW1509 - only a prctl call
+                preexec_fn=die_with_parent(),  # noqa: PLW1509 - only a prctl call
+                # Not in the launcher's process group: a Ctrl-C stops the launcher, which
+                # stops Redis last, after what still writes to it.
+                start_new_session=True,
             )
         except OSError as exc:
             raise RedisServerError(f"cannot run {find_redis_binary()}: {exc}") from exc
@@ -212,7 +215,7 @@ class RedisServer:
         )
 
 
-def _die_with_parent() -> Callable[[], None] | None:
+def die_with_parent() -> Callable[[], None] | None:
     try:
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
     except OSError:

@@ -73,6 +73,19 @@ class Settings:
     log_format: LogFormat = "text"
     # A log record per HTTP request and WebSocket (logger tidemq.access).
     access_log: bool = False
+    # The cluster (docs/cluster.md). `tidemq node` listens on host:node_port and tells
+    # gateways node_address (default: the address it listens on; node_port 0: any free
+    # port, which it prints); node_id names the
+    # process (default: made up at start, unique per process).
+    node_id: str | None = None
+    node_port: int = 9400
+    node_address: str | None = None
+    # A partition lease's time to live, and a node registration's: a node stopped this
+    # long loses its partitions.
+    lease_ttl_ms: int = 10_000
+    # How long a gateway waits for a node's answer, and at most for a partition's new
+    # owner after a failure, before the request fails with 503.
+    node_request_timeout_ms: int = 10_000
 
     @classmethod
     def load(
@@ -135,8 +148,9 @@ def _port(name: str, value: Any, source: str) -> int:
         port = int(value)
     except (TypeError, ValueError):
         port = -1
-    if not 0 < port < 65536:
-        raise SettingsError(f"port must be a number from 1 to 65535 ({source}: {value!r})")
+    lowest = 0 if name == "node_port" else 1  # a node may take any free port (0)
+    if not lowest <= port < 65536:
+        raise SettingsError(f"{name} must be a number from {lowest} to 65535 ({source}: {value!r})")
     return port
 
 
@@ -165,6 +179,7 @@ def _flag(name: str, value: Any, source: str) -> bool:
 # Settings with a reader of their own.
 _SPECIAL: dict[str, Callable[[str, Any, str], Any]] = {
     "port": _port,
+    "node_port": _port,
     "data_dir": _path,
     "max_message_bytes": _max_message_bytes,
     "access_log": _flag,
@@ -189,6 +204,8 @@ _INTEGERS = {
     "request_read_timeout_s": 1,
     "max_connections": 1,
     "metrics_max_queues": 1,
+    "lease_ttl_ms": 100,
+    "node_request_timeout_ms": 100,
 }
 
 

@@ -7,7 +7,7 @@ Used by the embedded launcher and by the test harness, so both run the same stac
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,9 +35,22 @@ from storage_nodes.archive.stores import S3Options, open_store
 from storage_nodes.archive.tiering import DAY_MS, Tiering, TieringConfig
 from storage_nodes.local_node import LocalNode
 from storage_nodes.log.log_config import DEFAULT_CONFIG, Durability, LogConfig
+from storage_nodes.node import Node
+from tidemq.cluster.presence import registered
+from tidemq.cluster.routing_node import RoutingNode
 from tidemq.settings import Settings
 
 HOUR_MS = 3600 * 1000
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterGateway:
+    """A gateway of a cluster: no storage of its own, it routes to the nodes' lease
+    holders (tidemq/cluster/routing_node.py) and registers as `gateway_id`."""
+
+    gateway_id: str
+    lease_ttl_ms: int
+    node_request_timeout_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,22 +89,15 @@ def archive_options(settings: Settings) -> ArchiveOptions:
     )
 
 
-@asynccontextmanager
-async def open_broker(
-    redis_url: str,
-    data_dir: Path,
-    *,
+async def open_storage_node(
+    control: ControlPlane,
+    node_dir: Path,
     durability: Durability = "fsync",
-    clock: Clock | None = None,
-    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     archive: ArchiveOptions | None = None,
-) -> AsyncIterator[tuple[Broker, ControlPlane]]:
-    """Opens the control plane and the storage node, one clock for both, and the broker
-    over them; closes them in reverse order."""
+) -> LocalNode:
+    """A storage node over `node_dir` with its archive and tiering, not yet started."""
     archive = archive or ArchiveOptions()
-    control = await ControlPlane.connect(redis_url, clock)
-    node_dir = data_dir / "node"
-    store = open_store(archive.url or str(data_dir / "archive"), archive.s3)
+    store = open_store(archive.url or str(node_dir.parent / "archive"), archive.s3)
     manifests = Manifests(store)
     tiering = Tiering(
         manifests,
@@ -113,7 +119,7 @@ async def open_broker(
         segment_max_bytes=archive.segment_bytes,
         segment_max_age_ms=archive.segment_ms,
     )
-    storage = LocalNode(
+    return LocalNode(
         node_dir,
         log_config,
         control.clock,
@@ -122,7 +128,34 @@ async def open_broker(
             manifests, SegmentCache(store, node_dir / "archive-cache", archive.cache_bytes)
         ),
     )
-    await storage.start()
+
+
+@asynccontextmanager
+async def open_broker(
+    redis_url: str,
+    data_dir: Path,
+    *,
+    durability: Durability = "fsync",
+    clock: Clock | None = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    archive: ArchiveOptions | None = None,
+    cluster: ClusterGateway | None = None,
+) -> AsyncIterator[tuple[Broker, ControlPlane]]:
+    """Opens the control plane and the storage node, one clock for both, and the broker
+    over them; closes them in reverse order. With `cluster`, the storage is the
+    cluster's nodes instead, reached over the network."""
+    control = await ControlPlane.connect(redis_url, clock)
+    storage: Node
+    if cluster is None:
+        local = await open_storage_node(control, data_dir / "node", durability, archive)
+        await local.start()
+        storage = local
+    else:
+        storage = RoutingNode(
+            control,
+            timeout_ms=cluster.node_request_timeout_ms,
+            attempt_timeout_ms=cluster.lease_ttl_ms,
+        )
     broker = Broker(control, storage, max_message_bytes)
     try:
         yield broker, control
@@ -147,6 +180,7 @@ def build_app(
     metrics_max_queues: int = metrics.DEFAULT_MAX_QUEUES,
     metrics_token: str | None = None,
     access_log: bool = False,
+    cluster: ClusterGateway | None = None,
 ) -> Starlette:
     """`master_key`: the key access-key secrets are sealed under (tidemq/master_key.py).
 
@@ -160,6 +194,8 @@ def build_app(
 
     `metrics_max_queues` and `metrics_token`: what `/metrics` shows at most, and the
     token it asks for (gateway/app.py); `access_log`: a log record per request.
+
+    `cluster`: a gateway of a cluster, with no storage of its own (ClusterGateway).
     """
     box = SecretBox(master_key)
     request_clock = auth_clock or SystemClock()
@@ -173,6 +209,7 @@ def build_app(
             clock=clock,
             max_message_bytes=max_message_bytes,
             archive=archive,
+            cluster=cluster,
         ) as (broker, control):
             app.state.broker = broker
             signing_key = await signing_keys.load_or_create(control.redis, master_key)
@@ -192,7 +229,7 @@ def build_app(
             # collector's walks from here on (gateway/heap.py).
             freeze_startup_heap()
             try:
-                async with trimming_heap():
+                async with trimming_heap(), _presence(control, cluster, advertised_url):
                     yield
             finally:
                 metrics.process_stopped()
@@ -204,3 +241,12 @@ def build_app(
         metrics_token=metrics_token,
         access_log=access_log,
     )
+
+
+def _presence(
+    control: ControlPlane, cluster: ClusterGateway | None, address: str
+) -> AbstractAsyncContextManager[None]:
+    """A cluster's gateway is registered while it serves (`tidemq cluster status`)."""
+    if cluster is None:
+        return nullcontext()
+    return registered(control, "gateway", cluster.gateway_id, address, ttl_ms=cluster.lease_ttl_ms)

@@ -109,6 +109,9 @@ class Tiering:
         self._deletions: dict[str, dict[str, int]] = _read_json(self._deletions_path)
         self._described: set[str] = set()
         self._tiered_end: dict[tuple[str, int], int] = {}
+        # Partitions this node took over under a lease: their writer epoch (above every
+        # earlier writer's), instead of the node's own.
+        self._writer_epochs: dict[tuple[str, int], int] = {}
         self._failures = 0
         self._retry_at_ms = 0
         self._retention_due_ms = 0
@@ -205,7 +208,7 @@ class Tiering:
                     self._manifests,
                     stream_id,
                     partition,
-                    self.config.writer_epoch,
+                    self._writer_epoch(stream_id, partition),
                     now_ms - retention_ms,
                 )
             except Fenced as exc:
@@ -224,6 +227,27 @@ class Tiering:
             exc,
             delay_ms / 1000,
         )
+
+    # -- ownership ----------------------------------------------------------------------
+
+    def adopt(self, stream_id: str, partition: int, writer_epoch: int) -> None:
+        """This node now owns the partition (it took its lease): its segments are written
+        under `writer_epoch`, and what the archive holds is read again (another node may
+        have tiered it since)."""
+        self._writer_epochs[(stream_id, partition)] = writer_epoch
+        self._tiered_end.pop((stream_id, partition), None)
+
+    async def archive_now(
+        self, stream_id: str, partition: int, partition_log: PartitionLog
+    ) -> None:
+        """Seals the active segment and uploads every segment not yet archived, so that
+        the next owner finds the whole partition in the archive (a graceful hand-over).
+        Raises ObjectStoreError when the archive cannot take them."""
+        await partition_log.roll()
+        await self._upload(stream_id, partition, partition_log)
+
+    def _writer_epoch(self, stream_id: str, partition: int) -> int:
+        return self._writer_epochs.get((stream_id, partition), self.config.writer_epoch)
 
     # -- uploading ----------------------------------------------------------------------
 
@@ -278,7 +302,7 @@ class Tiering:
             index_bytes=segment.offset_index_path.stat().st_size,
             time_index_bytes=segment.time_index_path.stat().st_size,
             crc32c=f"{crc:08x}",
-            writer_epoch=self.config.writer_epoch,
+            writer_epoch=self._writer_epoch(stream_id, partition),
         )
 
         def listed(manifest: Manifest) -> Manifest:
@@ -293,7 +317,9 @@ class Tiering:
                 stream_id, partition, manifest.writer_epoch, (*manifest.segments, entry)
             )
 
-        manifest = self._manifests.update(stream_id, partition, self.config.writer_epoch, listed)
+        manifest = self._manifests.update(
+            stream_id, partition, self._writer_epoch(stream_id, partition), listed
+        )
         log.info("archive %s: tiered %s (%d bytes)", self.url, stem, segment.size_bytes)
         metrics.TIERED_BYTES.inc(segment.size_bytes)
         metrics.TIERED_SEGMENTS.inc()

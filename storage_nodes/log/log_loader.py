@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import shutil
 from itertools import pairwise
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from storage_nodes.log.file_names import LOG_SUFFIX, TMP_SUFFIX, base_offset_of
 from storage_nodes.log.fileio import fsync_directory
 from storage_nodes.log.segment import LogSegment
 
-__all__ = ["load_segments"]
+__all__ = ["load_segments", "start_log_at"]
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +42,18 @@ def load_segments(directory: Path, index_interval_bytes: int, now_ms: int) -> li
         directory, len(segments), bases[0], segments[-1].next_offset,
     )  # fmt: skip
     return segments
+
+
+def start_log_at(directory: Path, base_offset: int, index_interval_bytes: int) -> None:
+    """Replaces whatever log is in ``directory`` with an empty one whose first offset is
+    ``base_offset`` (worker thread): a partition taken over from another node, whose
+    earlier offsets are in the archive. The log must not be open."""
+    if directory.exists():
+        shutil.rmtree(directory)
+    directory.mkdir(parents=True)
+    LogSegment(directory, base_offset, index_interval_bytes, new=True).create_files()
+    fsync_directory(directory)
+    fsync_directory(directory.parent)
 
 
 def _sweep(directory: Path) -> list[int]:

@@ -127,3 +127,17 @@ async def test_a_ttl_must_be_positive(membership: Membership, ttl_ms: int) -> No
 async def test_a_node_id_must_not_be_empty(membership: Membership) -> None:
     with pytest.raises(ValueError, match="empty"):
         await membership.register("", "a:1", TTL_MS)
+
+
+async def test_gateways_register_apart_from_nodes(plane: ControlPlane, clock: ManualClock) -> None:
+    nodes = Membership(plane.redis, clock)
+    gateways = Membership(plane.redis, clock, role="gateway")
+    await nodes.register("n1", "127.0.0.1:9400", TTL_MS)
+    await gateways.register("g1", "http://127.0.0.1:9324", TTL_MS)
+    assert [n.node_id for n in await nodes.live_nodes()] == ["n1"]
+    assert [(g.node_id, g.address) for g in await gateways.live_nodes()] == [
+        ("g1", "http://127.0.0.1:9324")
+    ]
+    assert await gateways.deregister("g1")
+    assert await gateways.live_nodes() == []
+    assert [n.node_id for n in await nodes.live_nodes()] == ["n1"]

@@ -13,23 +13,31 @@ from gateway.ws import asyncapi
 from tidemq import __version__, logs
 from tidemq.bench import cli as bench_cli
 from tidemq.cli import archive as archive_cli
+from tidemq.cli import cluster as cluster_cli
 from tidemq.cli import keys as keys_cli
 from tidemq.cli import messages as messages_cli
 from tidemq.cli import queues as queues_cli
 from tidemq.cli import redrive as redrive_cli
 from tidemq.cli import tail as tail_cli
 from tidemq.cli import topics as topics_cli
+from tidemq.cluster import gateway_process, local_cluster, node_process
 from tidemq.embedded import LaunchError, run
 from tidemq.redis_server import RedisServerError
 from tidemq.settings import Settings, SettingsError
+
+# The commands that run servers: they log at INFO, the others only warnings.
+_SERVERS = ("up", "node", "gateway")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    logs.configure(logging.INFO if args.command == "up" else logging.WARNING)
+    logs.configure(logging.INFO if args.command in _SERVERS else logging.WARNING)
     commands: dict[str, Callable[[argparse.Namespace], int]] = {
         "up": _up,
+        "node": lambda a: _serve(a, "node", node_process.run),
+        "gateway": lambda a: _serve(a, "gateway", gateway_process.run),
+        "cluster": cluster_cli.run,
         "keys": keys_cli.run,
         "archive": archive_cli.run,
         "topic": topics_cli.run,
@@ -61,9 +69,27 @@ def _up(args: argparse.Namespace) -> int:
             config_file=args.config,
         )
         logs.configure(logging.INFO, settings.log_format)
-        run(settings)
+        if args.nodes is None and args.gateways is None:
+            run(settings)
+        else:
+            local_cluster.run(settings, args.nodes or 1, args.gateways or 1)
     except (SettingsError, LaunchError, RedisServerError) as exc:
         print(f"tidemq up: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _serve(args: argparse.Namespace, command: str, serve: Callable[[Settings], None]) -> int:
+    """`tidemq node` and `tidemq gateway`: a process of a cluster (docs/cluster.md)."""
+    try:
+        settings = Settings.load(
+            flags={"host": args.host, "port": args.port, "data_dir": args.data_dir},
+            config_file=args.config,
+        )
+        logs.configure(logging.INFO, settings.log_format)
+        serve(settings)
+    except (SettingsError, LaunchError) as exc:
+        print(f"tidemq {command}: {exc}", file=sys.stderr)
         return 2
     return 0
 
@@ -90,6 +116,34 @@ def _add_bench_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
     bench_cli.add_arguments(bench)
 
 
+def _add_cluster_process_parsers(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> None:
+    for command, help_text, port_help in (
+        (
+            "node",
+            "run a storage node of a cluster (needs TIDEMQ_REDIS_URL)",
+            "the gateway port is not used; the node listens on TIDEMQ_NODE_PORT",
+        ),
+        (
+            "gateway",
+            "run a gateway of a cluster, with no storage (needs TIDEMQ_REDIS_URL and "
+            "TIDEMQ_MASTER_KEY)",
+            "port to listen on (TIDEMQ_PORT; default 9324)",
+        ),
+    ):
+        parser = commands.add_parser(
+            command,
+            help=help_text,
+            description=f"{help_text[0].upper()}{help_text[1:]}. Settings as for `tidemq up`; "
+            "see docs/cluster.md.",
+        )
+        parser.add_argument("--host", help="address to listen on (TIDEMQ_HOST)")
+        parser.add_argument("--port", type=int, help=port_help)
+        parser.add_argument("--data-dir", type=Path, help="where data is kept (TIDEMQ_DATA_DIR)")
+        parser.add_argument("--config", type=Path, help="a TOML settings file (TIDEMQ_CONFIG)")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tidemq",
@@ -109,6 +163,18 @@ def _parser() -> argparse.ArgumentParser:
         "--data-dir", type=Path, help="where data is kept (TIDEMQ_DATA_DIR; default ./.tidemq)"
     )
     up.add_argument("--config", type=Path, help="a TOML settings file (TIDEMQ_CONFIG)")
+    up.add_argument(
+        "--nodes",
+        type=int,
+        help="run a local cluster of this many storage node processes (docs/cluster.md)",
+    )
+    up.add_argument(
+        "--gateways",
+        type=int,
+        help="... and this many gateway processes, on consecutive ports from --port",
+    )
+    _add_cluster_process_parsers(commands)
+    cluster_cli.add_parser(commands)
     keys_cli.add_parser(commands)
     archive_cli.add_parser(commands)
     topics_cli.add_parser(commands)

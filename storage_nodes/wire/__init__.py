@@ -1,0 +1,1 @@
+"""The node protocol: frames, the node server and its client (docs/cluster.md)."""

@@ -1,0 +1,122 @@
+"""A gateway's RoutingNode against two in-process node servers on loopback, each with its
+own LocalNode and LeaseKeeper, over the real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from control_plane.assignment import assign
+from control_plane.leases import Leases
+from control_plane.membership import Membership
+from control_plane.plane import ControlPlane
+from storage_nodes.local_node import LocalNode
+from storage_nodes.node import RecordIn, StreamDescriptor
+from storage_nodes.wire.producer_sequences import ProducerSequences
+from storage_nodes.wire.server import NodeServer
+from tidemq.cluster.lease_keeper import LeaseKeeper
+from tidemq.cluster.routing_node import RoutingNode
+
+TTL_MS = 5_000
+
+
+@dataclass
+class RunningNode:
+    node_id: str
+    keeper: LeaseKeeper
+    storage: LocalNode
+    server: NodeServer = field(init=False)
+    delay_first_append_s: float = 0.0
+
+    async def admit(self, stream_id: str, partition: int, epoch: int, *, write: bool) -> None:
+        if write and self.delay_first_append_s:
+            delay, self.delay_first_append_s = self.delay_first_append_s, 0.0
+            await asyncio.sleep(delay)  # its answer comes too late: the gateway repeats it
+        await self.keeper.admit(stream_id, partition, epoch, write=write)
+
+
+@pytest.fixture
+async def plane(redis_url: str) -> AsyncIterator[ControlPlane]:
+    control = await ControlPlane.connect(redis_url)
+    yield control
+    await control.close()
+
+
+@pytest.fixture
+async def nodes(plane: ControlPlane, tmp_path: Path) -> AsyncIterator[list[RunningNode]]:
+    membership = Membership(plane.redis, plane.clock)
+    for stale in await membership.live_nodes():  # of other tests on this Redis
+        await membership.deregister(stale.node_id)
+    running = []
+    ids = [f"n-{uuid.uuid4().hex[:6]}" for _ in range(2)]
+    for node_id in ids:
+        storage = LocalNode(tmp_path / node_id)
+        sequences = ProducerSequences()
+        keeper = LeaseKeeper(
+            Leases(plane.redis, plane.clock),
+            storage,
+            node_id,
+            TTL_MS,
+            next_writer_epoch=plane.next_writer_epoch,
+            sequences=sequences,
+        )
+        keeper.set_live_nodes(ids)
+        node = RunningNode(node_id, keeper, storage)
+        node.server = NodeServer(storage, node, sequences=sequences)  # fenced by the keeper
+        host, port = await node.server.start("127.0.0.1", 0)
+        await membership.register(node_id, f"{host}:{port}", TTL_MS)
+        running.append(node)
+    yield running
+    for node in running:
+        await node.server.close()
+        await node.storage.close()
+        await membership.deregister(node.node_id)
+
+
+def _record(body: bytes) -> RecordIn:
+    return RecordIn("m-" + body.decode(), 1_700_000_000_000, body)
+
+
+async def test_requests_go_to_the_assigned_node_then_follow_a_hand_over(
+    plane: ControlPlane, nodes: list[RunningNode]
+) -> None:
+    routing = RoutingNode(plane, timeout_ms=5_000, attempt_timeout_ms=TTL_MS)
+    stream = uuid.uuid4().hex[:16]
+    await routing.create_stream(StreamDescriptor(stream, "123456789012", "queue", "q", 1, 0))
+    assert await routing.append(stream, 0, [_record(b"a"), _record(b"b")]) == 0
+    owner_id = assign(stream, 0, [n.node_id for n in nodes])
+    owner = next(n for n in nodes if n.node_id == owner_id)
+    other = next(n for n in nodes if n is not owner)
+    assert [lease.node_id for lease in owner.keeper.held()] == [owner_id]
+    assert other.keeper.held() == []
+    # The owner leaves: it refuses, gives the partition up, and the gateway finds the
+    # other node (no archive here, so the successor starts its own log).
+    await owner.keeper.hand_over_all(owner.server.drain)
+    await Membership(plane.redis, plane.clock).deregister(owner_id)
+    other.keeper.set_live_nodes([other.node_id])
+    assert await routing.append(stream, 0, [_record(b"c")]) == 0
+    assert [lease.epoch for lease in other.keeper.held()] == [2]
+    assert sorted(await routing.read_offsets(stream, 0, [0])) == [0]
+    assert await routing.end_offset(stream, 0) == 1
+    await routing.drop_stream(stream)
+    await routing.close()
+
+
+async def test_an_unanswered_append_is_repeated_on_the_same_node_and_appended_once(
+    plane: ControlPlane, nodes: list[RunningNode]
+) -> None:
+    routing = RoutingNode(plane, timeout_ms=5_000, attempt_timeout_ms=300)
+    stream = uuid.uuid4().hex[:16]
+    owner_id = assign(stream, 0, [n.node_id for n in nodes])
+    owner = next(n for n in nodes if n.node_id == owner_id)
+    assert await routing.append(stream, 0, [_record(b"first")]) == 0
+    owner.delay_first_append_s = 0.6  # past the 300 ms the gateway waits for an answer
+    assert await routing.append(stream, 0, [_record(b"second")]) == 1
+    await asyncio.sleep(0.6)  # the first copy has been answered too, from the dedup state
+    assert await routing.end_offset(stream, 0) == 2
+    await routing.close()

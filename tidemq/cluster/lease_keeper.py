@@ -1,0 +1,202 @@
+"""The leases a storage node holds, and the fencing its node server applies with them.
+
+A node takes a partition's lease when a gateway first sends it a request for the
+partition and rendezvous hashing over the live nodes assigns the partition to it
+(control_plane.assignment); it renews every lease it holds a third of the TTL apart,
+and gives them up on shutdown after archiving their tails (`hand_over_all`).
+
+Fencing. A node judges its own lease expired from the time it last asked for it, on the
+monotonic clock, before it asks Redis anything: a lease renewed by a request sent at t
+is valid until t + TTL - margin. So a node stopped (SIGSTOP, a long GC or swap pause)
+past its TTL refuses every request for the partition the instant it runs again, even
+one that arrived while it was stopped, even before its renewal loop learns from Redis
+that the lease has passed on. The margin covers the clock skew between this host and
+the Redis clients of other hosts, which judge the lease by their own clocks. What no
+check can stop is an append admitted just before the pause and written just after: the
+epoch stamped on every archived segment (storage_nodes/archive/manifest.py) keeps such
+a late writer from overwriting the new owner's archive.
+
+Appends carry the lease epoch the gateway looked up; an append for another epoch than
+the one held is refused too (NotOwner), as is any request during the hand-over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+
+from control_plane.assignment import assign
+from control_plane.errors import ControlPlaneError
+from control_plane.leases import Lease, Leases
+from storage_nodes.local_node import LocalNode
+from storage_nodes.node import NodeError, NotOwner, StorageUnavailable
+from storage_nodes.wire.producer_sequences import ProducerSequences
+
+log = logging.getLogger(__name__)
+
+# The most a lease's validity is shortened by on this side, for clock skew.
+_MAX_MARGIN_MS = 1_000
+
+
+@dataclass(slots=True)
+class _Held:
+    lease: Lease
+    valid_until_s: float  # on the monotonic clock
+
+
+class LeaseKeeper:
+    """Implements storage_nodes.wire.server.Ownership for one node. One event loop."""
+
+    def __init__(
+        self,
+        leases: Leases,
+        storage: LocalNode,
+        node_id: str,
+        ttl_ms: int,
+        *,
+        next_writer_epoch: Callable[[], Awaitable[int]],
+        sequences: ProducerSequences,
+        monotonic_s: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._leases = leases
+        self._storage = storage
+        self.node_id = node_id
+        self._ttl_ms = ttl_ms
+        self._margin_s = min(ttl_ms // 5, _MAX_MARGIN_MS) / 1000
+        self._next_writer_epoch = next_writer_epoch
+        self._sequences = sequences
+        self._monotonic_s = monotonic_s
+        self._held: dict[tuple[str, int], _Held] = {}
+        # One lock per partition ever asked for: taking its lease and closing its log.
+        self._taking: dict[tuple[str, int], asyncio.Lock] = {}
+        self._live_ids: frozenset[str] = frozenset({node_id})
+        self._closing = False
+        self._closings: set[asyncio.Task[None]] = set()
+
+    def set_live_nodes(self, node_ids: Iterable[str]) -> None:
+        """The live nodes, as membership last listed them: whom partitions are assigned
+        among. This node counts as live while it runs."""
+        self._live_ids = frozenset(node_ids) | {self.node_id}
+
+    def held(self) -> list[Lease]:
+        return [held.lease for _, held in sorted(self._held.items())]
+
+    async def admit(self, stream_id: str, partition: int, epoch: int, *, write: bool) -> None:
+        key = (stream_id, partition)
+        if self._closing:
+            raise NotOwner(f"node {self.node_id} is shutting down and hands its partitions over")
+        held = self._current(key)
+        if held is None:
+            if epoch:
+                raise NotOwner(
+                    f"node {self.node_id} does not hold the lease of {stream_id}/{partition} "
+                    f"(epoch {epoch})"
+                )
+            held = await self._take(key)
+        if epoch and epoch != held.lease.epoch:
+            raise NotOwner(
+                f"node {self.node_id} holds {stream_id}/{partition} at epoch "
+                f"{held.lease.epoch}, not {epoch}"
+            )
+
+    def _current(self, key: tuple[str, int]) -> _Held | None:
+        """The lease of `key` if this node still holds it by its own clock."""
+        held = self._held.get(key)
+        if held is not None and self._monotonic_s() >= held.valid_until_s:
+            log.warning(
+                "lease of %s/%d (epoch %d) ran out before it was renewed; this node stops "
+                "serving the partition",
+                key[0], key[1], held.lease.epoch,
+            )  # fmt: skip
+            self._forget(key)
+            # The log is closed in the background: tiering must leave it alone now.
+            closing = asyncio.get_running_loop().create_task(self._close_log(key))
+            self._closings.add(closing)
+            closing.add_done_callback(self._closings.discard)
+            return None
+        return held
+
+    async def _take(self, key: tuple[str, int]) -> _Held:
+        stream_id, partition = key
+        owner = assign(stream_id, partition, self._live_ids)
+        if owner != self.node_id:
+            raise NotOwner(f"{stream_id}/{partition} is assigned to node {owner}")
+        lock = self._taking.setdefault(key, asyncio.Lock())
+        async with lock:
+            held = self._current(key)
+            if held is not None:
+                return held
+            asked_s = self._monotonic_s()
+            try:
+                lease = await self._leases.acquire(stream_id, partition, self.node_id, self._ttl_ms)
+                if lease is None:
+                    found = await self._leases.holder(stream_id, partition)
+                    holder = f"node {found.node_id}" if found else "another node"
+                    raise NotOwner(f"{stream_id}/{partition} is leased to {holder}")
+                await self._storage.adopt(stream_id, partition, await self._next_writer_epoch())
+            except ControlPlaneError as exc:
+                raise StorageUnavailable(
+                    f"cannot take the lease of {stream_id}/{partition}: {exc}"
+                ) from exc
+            held = _Held(lease, asked_s + self._valid_s())
+            self._held[key] = held
+            log.info("took the lease of %s/%d at epoch %d", stream_id, partition, lease.epoch)
+        return held
+
+    def _valid_s(self) -> float:
+        return self._ttl_ms / 1000 - self._margin_s
+
+    async def renew_all(self) -> None:
+        """Renews every lease held; one found lost is given up at once."""
+        for key, held in list(self._held.items()):
+            if self._current(key) is None:
+                continue
+            asked_s = self._monotonic_s()
+            try:
+                renewed = await self._leases.renew(held.lease)
+            except ControlPlaneError as exc:
+                log.warning("cannot renew the lease of %s/%d: %s", key[0], key[1], exc)
+                continue  # valid by this node's clock until it runs out
+            if self._held.get(key) is not held:
+                continue
+            if renewed is None:
+                log.warning("lost the lease of %s/%d (epoch %d)", key[0], key[1], held.lease.epoch)
+                self._forget(key)
+                await self._close_log(key)
+            else:
+                self._held[key] = _Held(renewed, asked_s + self._valid_s())
+
+    async def hand_over_all(self, drained: Callable[[], Awaitable[None]]) -> None:
+        """Shutdown: refuses every request from now on, waits (`drained`) for those in
+        progress, archives each partition's tail and releases its lease, so another node
+        takes it over at once with nothing left behind."""
+        self._closing = True
+        await drained()
+        for key, held in list(self._held.items()):
+            self._forget(key)
+            try:
+                await self._storage.hand_over(*key, archive=True)
+            except NodeError as exc:
+                log.error("hand-over of %s/%d: %s; its tail stays on this disk", *key, exc)
+            try:
+                await self._leases.release(held.lease)
+            except ControlPlaneError as exc:
+                log.warning("cannot release the lease of %s/%d: %s", key[0], key[1], exc)
+            log.info("handed %s/%d over (epoch %d)", key[0], key[1], held.lease.epoch)
+
+    def _forget(self, key: tuple[str, int]) -> None:
+        self._held.pop(key, None)
+        self._sequences.forget(*key)
+
+    async def _close_log(self, key: tuple[str, int]) -> None:
+        # Under the partition's lock, so that it never closes a log being taken again.
+        async with self._taking.setdefault(key, asyncio.Lock()):
+            if key in self._held:
+                return  # taken again meanwhile
+            try:
+                await self._storage.hand_over(*key, archive=False)
+            except NodeError as exc:
+                log.warning("closing %s/%d: %s", key[0], key[1], exc)

@@ -1,0 +1,161 @@
+"""`tidemq node`: a storage node process of a cluster (docs/cluster.md).
+
+Start-up, in this order:
+  1. connect to the control plane (TIDEMQ_REDIS_URL: a cluster has no embedded Redis);
+  2. open the storage node under <data dir>/node, its archive at TIDEMQ_ARCHIVE_URL
+     (shared by every node: a partition's next owner reads its history there);
+  3. serve the node protocol on host:node_port;
+  4. register in membership, and print the banner.
+Then, every third of the lease TTL: heartbeat, list the live nodes (whom partitions are
+assigned among), renew the leases held, publish this process's report.
+
+SIGTERM or SIGINT, in this order: deregister (gateways and nodes stop assigning it
+partitions); refuse new requests and let those in progress finish, acknowledged; seal
+and archive each partition's tail and release its lease (the next owner takes it at
+once); close the server, the logs and the control plane. Exit code 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import secrets
+import signal
+import sys
+from pathlib import Path
+
+import uvloop
+
+from control_plane.errors import ControlPlaneError
+from control_plane.leases import Leases
+from control_plane.membership import Membership
+from control_plane.plane import ControlPlane
+from control_plane.process_reports import ProcessReports
+from storage_nodes.wire.producer_sequences import ProducerSequences
+from storage_nodes.wire.server import NodeServer
+from tidemq.cluster.lease_keeper import LeaseKeeper
+from tidemq.settings import Settings, SettingsError
+from tidemq.stack import archive_options, open_storage_node
+
+log = logging.getLogger(__name__)
+
+
+def run(settings: Settings) -> None:
+    if settings.redis_url is None:
+        raise SettingsError(
+            "tidemq node needs the cluster's Redis: set TIDEMQ_REDIS_URL (redis://host:port)"
+        )
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        runner.run(_serve(settings, settings.redis_url))
+    log.info("TideMQ node stopped")
+
+
+def new_process_id(role: str) -> str:
+    """An id naming one process: a restarted one never takes its predecessor's."""
+    return f"{role}-{os.getpid()}-{secrets.token_hex(3)}"
+
+
+async def _serve(settings: Settings, redis_url: str) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    node_id = settings.node_id or new_process_id("node")
+    ttl_ms = settings.lease_ttl_ms
+    data_dir = settings.data_dir.resolve()
+    control = await ControlPlane.connect(redis_url)
+    storage = await open_storage_node(
+        control, data_dir / "node", settings.durability, archive_options(settings)
+    )
+    await storage.start(open_on_disk=False)
+    sequences = ProducerSequences()
+    keeper = LeaseKeeper(
+        Leases(control.redis, control.clock),
+        storage,
+        node_id,
+        ttl_ms,
+        next_writer_epoch=control.next_writer_epoch,
+        sequences=sequences,
+    )
+    server = NodeServer(storage, keeper, sequences=sequences)
+    membership = Membership(control.redis, control.clock)
+    reports = ProcessReports(control.redis)
+    try:
+        host, port = await server.start(settings.host, settings.node_port)
+        address = settings.node_address or f"{host}:{port}"
+        await membership.register(node_id, address, ttl_ms)
+        await _report(reports, keeper, address)
+        _print_banner(node_id, address, data_dir, redis_url)
+        while not stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), ttl_ms / 3000)
+            if not stop.is_set():
+                await _tick(membership, keeper, reports, address=address, ttl_ms=ttl_ms)
+        log.info("stopping: handing the partitions over")
+        with contextlib.suppress(ControlPlaneError):
+            await membership.deregister(node_id)
+        await keeper.hand_over_all(server.drain)
+        with contextlib.suppress(ControlPlaneError):
+            await reports.remove("node", node_id)
+    finally:
+        await server.close()
+        await storage.close()
+        await control.close()
+
+
+async def _tick(
+    membership: Membership,
+    keeper: LeaseKeeper,
+    reports: ProcessReports,
+    *,
+    address: str,
+    ttl_ms: int,
+) -> None:
+    node_id = keeper.node_id
+    try:
+        if not await membership.heartbeat(node_id, ttl_ms):
+            # Presumed dead (a pause past the TTL): its leases have been judged expired
+            # already; it joins again as it is.
+            log.warning("this node's registration had expired; registering again")
+            await membership.register(node_id, address, ttl_ms)
+        keeper.set_live_nodes(node.node_id for node in await membership.live_nodes())
+    except ControlPlaneError as exc:
+        log.warning("membership: %s", exc)
+    await keeper.renew_all()
+    try:
+        await _report(reports, keeper, address)
+    except ControlPlaneError as exc:
+        log.warning("report: %s", exc)
+
+
+async def _report(reports: ProcessReports, keeper: LeaseKeeper, address: str) -> None:
+    await reports.publish(
+        "node",
+        keeper.node_id,
+        {
+            "pid": os.getpid(),
+            "address": address,
+            "partitions": [
+                {"stream_id": lease.stream_id, "partition": lease.partition, "epoch": lease.epoch}
+                for lease in keeper.held()
+            ],
+        },
+    )
+
+
+def _print_banner(node_id: str, address: str, data_dir: Path, redis_url: str) -> None:
+    lines = [
+        "",
+        "TideMQ node is up.",
+        f"  node id            {node_id}",
+        f"  endpoint           {address}",
+        f"  pid                {os.getpid()}",
+        f"  data dir           {data_dir}",
+        f"  redis              {redis_url}",
+        "Stop with Ctrl-C.",
+        "",
+    ]
+    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.flush()

@@ -1,0 +1,231 @@
+"""The Node of a gateway with no storage: each partition's work goes to its lease holder.
+
+Routing. A partition's route is its lease holder and epoch (control_plane.leases), or,
+while no live node holds it, the node rendezvous hashing assigns it to over the live
+nodes (control_plane.assignment) with epoch 0, which that node answers by taking the
+lease. Routes and the live-node list are cached, and looked up again when a node says
+"not the owner" (NotOwner) or cannot be reached, with a short back-off, until
+`timeout_ms` has gone by; then the last error is raised (the core answers 503).
+
+Appends are named by this gateway's producer id and a sequence (storage_nodes/wire/
+producer_sequences.py). Retrying is safe where the append certainly was not written: the
+node refused it (NotOwner) or no connection was made. Where it may have been written (the
+connection broke, or no answer came in time), it is repeated under the same name on the
+same node and epoch only, the one place its fate is known; if that node no longer owns
+the partition, the append fails with StorageUnavailable rather than risk a second copy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from control_plane.assignment import assign
+from control_plane.errors import ControlPlaneError
+from control_plane.leases import Leases
+from control_plane.membership import Membership, NodeInfo
+from control_plane.plane import ControlPlane
+from storage_nodes.archive.tiering import TieringStatus
+from storage_nodes.node import (
+    NodeError,
+    NodeUnreachable,
+    NotOwner,
+    Record,
+    RecordIn,
+    StorageUnavailable,
+    StreamDescriptor,
+)
+from storage_nodes.wire.client import NodeClient
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+_RETRY_MIN_S = 0.02
+_RETRY_MAX_S = 0.5
+# The live-node list is read again at least this often, failures or not.
+_NODES_MAX_AGE_S = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    node_id: str
+    address: str
+    epoch: int  # 0: no live node holds the lease; the assigned node takes it
+
+
+class RoutingNode:
+    """Implements storage_nodes.node.Node over the cluster's nodes. One event loop."""
+
+    def __init__(self, control: ControlPlane, *, timeout_ms: int, attempt_timeout_ms: int) -> None:
+        """`timeout_ms`: how long a request is tried in all; `attempt_timeout_ms`: how long
+        one node is waited for (the lease TTL: a node silent that long is replaced)."""
+        self._leases = Leases(control.redis, control.clock)
+        self._membership = Membership(control.redis, control.clock)
+        self._timeout_s = timeout_ms / 1000
+        self._attempt_timeout_ms = min(attempt_timeout_ms, timeout_ms)
+        self.producer_id = uuid.uuid4().hex
+        self._sequences = itertools.count(1)
+        self._clients: dict[str, NodeClient] = {}
+        self._routes: dict[tuple[str, int], Route] = {}
+        self._nodes: dict[str, NodeInfo] = {}
+        self._nodes_read_s = float("-inf")
+        self._problem: str | None = None
+
+    # -- Node ----------------------------------------------------------------------------
+
+    async def create_stream(self, descriptor: StreamDescriptor) -> None:
+        for partition in range(descriptor.partitions):
+            await self._call(
+                descriptor.stream_id,
+                partition,
+                lambda client, epoch: client.create_stream(descriptor),
+            )
+
+    async def append(self, stream_id: str, partition: int, records: Sequence[RecordIn]) -> int:
+        sequence = next(self._sequences)
+
+        async def send(client: NodeClient, epoch: int) -> int:
+            return await client.append(
+                stream_id,
+                partition,
+                records,
+                epoch=epoch,
+                producer_id=self.producer_id,
+                sequence=sequence,
+            )
+
+        return await self._call(stream_id, partition, send, repeat_on_same_node=True)
+
+    async def read_offsets(
+        self, stream_id: str, partition: int, offsets: Sequence[int]
+    ) -> dict[int, Record]:
+        return await self._call(
+            stream_id,
+            partition,
+            lambda client, epoch: client.read_offsets(stream_id, partition, offsets, epoch=epoch),
+        )
+
+    async def end_offset(self, stream_id: str, partition: int) -> int:
+        return await self._call(
+            stream_id,
+            partition,
+            lambda client, epoch: client.end_offset(stream_id, partition, epoch=epoch),
+        )
+
+    async def offset_for_time(self, stream_id: str, partition: int, timestamp_ms: int) -> int:
+        return await self._call(
+            stream_id,
+            partition,
+            lambda client, epoch: client.offset_for_time(
+                stream_id, partition, timestamp_ms, epoch=epoch
+            ),
+        )
+
+    async def tiering_status(self, stream_id: str, partition: int) -> TieringStatus | None:
+        return await self._call(
+            stream_id,
+            partition,
+            lambda client, epoch: client.tiering_status(stream_id, partition, epoch=epoch),
+        )
+
+    async def drop_stream(self, stream_id: str) -> None:
+        """Drops the stream on every live node: any of them may hold some of it."""
+        nodes = await self._live_nodes(refresh=True)
+        results = await asyncio.gather(
+            *(self._client(node.address).drop_stream(stream_id) for node in nodes.values()),
+            return_exceptions=True,
+        )
+        for node, result in zip(nodes.values(), results, strict=True):
+            if isinstance(result, NodeError):
+                log.warning("dropping %s on node %s: %s", stream_id, node.node_id, result)
+            elif isinstance(result, BaseException):
+                raise result
+        for key in [key for key in self._routes if key[0] == stream_id]:
+            del self._routes[key]
+
+    def problem(self) -> str | None:
+        return self._problem
+
+    async def close(self) -> None:
+        clients, self._clients = self._clients, {}
+        for client in clients.values():
+            await client.close()
+
+    # -- routing -------------------------------------------------------------------------
+
+    async def _call(
+        self,
+        stream_id: str,
+        partition: int,
+        request: Callable[[NodeClient, int], Awaitable[T]],
+        *,
+        repeat_on_same_node: bool = False,
+    ) -> T:
+        key = (stream_id, partition)
+        deadline_s = time.monotonic() + self._timeout_s
+        pinned: Route | None = None  # where an append may have been written
+        for attempt in itertools.count():
+            try:
+                route = pinned or await self._route(key, refresh=attempt > 0)
+                result = await request(self._client(route.address), route.epoch)
+            except NotOwner as exc:
+                if pinned is not None:
+                    raise StorageUnavailable(
+                        f"node {pinned.node_id} lost {stream_id}/{partition} while an append "
+                        "to it was unanswered: it may or may not have been appended"
+                    ) from exc
+                error: Exception = exc
+            except NodeUnreachable as exc:
+                if exc.sent and repeat_on_same_node:
+                    pinned = pinned or route
+                error = exc
+            except ControlPlaneError as exc:
+                error = StorageUnavailable(f"cannot look up {stream_id}/{partition}: {exc}")
+            else:
+                self._problem = None
+                return result
+            self._routes.pop(key, None)
+            if time.monotonic() >= deadline_s:
+                raise error
+            log.debug("%s/%d: %s; trying again", stream_id, partition, error)
+            await asyncio.sleep(min(_RETRY_MIN_S * 2**attempt, _RETRY_MAX_S))
+        raise AssertionError("unreachable")
+
+    async def _route(self, key: tuple[str, int], *, refresh: bool) -> Route:
+        cached = self._routes.get(key)
+        if cached is not None:
+            return cached
+        stream_id, partition = key
+        lease = await self._leases.holder(stream_id, partition)
+        nodes = await self._live_nodes(refresh=refresh)
+        if lease is not None and lease.node_id in nodes:
+            route = Route(lease.node_id, nodes[lease.node_id].address, lease.epoch)
+        else:
+            if not nodes:
+                self._problem = "no storage node is live"
+                raise StorageUnavailable("no storage node is live; start one with `tidemq node`")
+            owner = assign(stream_id, partition, nodes)
+            route = Route(owner, nodes[owner].address, 0)
+        self._routes[key] = route
+        return route
+
+    async def _live_nodes(self, *, refresh: bool) -> dict[str, NodeInfo]:
+        now_s = time.monotonic()
+        if refresh or now_s - self._nodes_read_s > _NODES_MAX_AGE_S:
+            self._nodes = {node.node_id: node for node in await self._membership.live_nodes()}
+            self._nodes_read_s = now_s
+        return self._nodes
+
+    def _client(self, address: str) -> NodeClient:
+        client = self._clients.get(address)
+        if client is None:
+            client = self._clients[address] = NodeClient(
+                address, timeout_ms=self._attempt_timeout_ms, producer_id=self.producer_id
+            )
+        return client
