@@ -20,6 +20,9 @@ Workloads (each bounded by --messages and by --warmup plus --seconds):
   publish_ws                      one message per `publish` frame over WebSocket
   consume_ws                      WebSocket subscription (credit 2 x --batch-size), each
                                   pushed batch acked in one frame
+  e2e_ws                          single REST publishes at --rate, each timed from its
+                                  intended send time until a subscribed WebSocket is
+                                  pushed it (one process, one clock)
   ceiling                         the ceiling app, one 256-byte message per request
 The consume workloads read what the publish workloads left, topped up to --messages.
 
@@ -50,6 +53,7 @@ WORKLOADS = (
     "consume_sqs",
     "publish_ws",
     "consume_ws",
+    "e2e_ws",
     "ceiling",
 )
 PEERS = ("redis",)

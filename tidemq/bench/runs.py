@@ -13,6 +13,7 @@ from typing import TypeVar
 
 import uvloop
 
+from tidemq.bench.e2e import e2e_ws
 from tidemq.bench.load import (
     AsyncStep,
     Limits,
@@ -117,8 +118,10 @@ class Runs:
             "batch": f"{prefix}-batch",
             "sqs": f"{prefix}-sqs",
             "ws": f"{prefix}-ws",
+            "e2e": f"{prefix}-e2e",
         }
         self._single_ceiling: Measured | None = None
+        self._fixed_ceiling: Measured | None = None  # the ceiling at --rate, for e2e_ws too
         self._peer_consume: Measured | None = None  # one run serves both consume rows
 
     def run(self, chosen: list[str]) -> list[Row]:
@@ -150,9 +153,7 @@ class Runs:
     def publish_single_rest_fixed_rate(self) -> Row:
         rate = self.args.rate
         result = self._rest("tidemq", "fixed", lambda rest: rest.publish_single(), rate=rate)
-        ceiling = self._rest(
-            "ceiling", "fixed", lambda rest: rest.publish_single(), rate=rate, ceiling=True
-        )
+        ceiling = self._fixed_rate_ceiling()
         peer = self._peer("fixed", lambda redis: redis.publish("fixed", 1), rate=rate)
         return Row("publish_single_rest_fixed_rate", result, ceiling, peer)
 
@@ -209,7 +210,30 @@ class Runs:
         )
         return Row("consume_ws", result, ceiling, self._peer_consumed())
 
+    def e2e_ws(self) -> Row:
+        """REST publishes at --rate, each timed until its push on a subscribed WebSocket;
+        the ceiling is the ceiling app under the same publishes."""
+        rate = self.args.rate
+
+        async def go() -> Measured:
+            async with rest_session(self.args.connections, self.credentials.token) as session:
+                return await e2e_ws(session, self.endpoint, self.queues["e2e"], rate, self.limits)
+
+        result = run_async(go)
+        return Row("e2e_ws", result, self._fixed_rate_ceiling())
+
     # How they run.
+
+    def _fixed_rate_ceiling(self) -> Measured:
+        if self._fixed_ceiling is None:
+            self._fixed_ceiling = self._rest(
+                "ceiling",
+                "fixed",
+                lambda rest: rest.publish_single(),
+                rate=self.args.rate,
+                ceiling=True,
+            )
+        return self._fixed_ceiling
 
     def _rest(
         self,
