@@ -17,7 +17,7 @@ Workloads (each bounded by --messages and by --warmup plus --seconds):
   publish_batch_sqs               SendMessageBatch of 10 through boto3
   consume_rest                    receive --batch-size (long poll) + delete them
   consume_sqs                     ReceiveMessage 10 + DeleteMessageBatch through boto3
-  publish_ws                      one message per `publish` frame over WebSocket
+  publish_ws                      --batch-size messages per `publish` frame over WebSocket
   consume_ws                      WebSocket subscription (credit 2 x --batch-size), each
                                   pushed batch acked in one frame
   e2e_ws                          single REST publishes at --rate, each timed from its

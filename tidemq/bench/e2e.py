@@ -24,7 +24,7 @@ import orjson
 
 from tidemq.bench.load import Limits, Measured, Recorder, scheduled_loop
 from tidemq.bench.workloads import HttpError, message_body, post
-from tidemq.bench.ws import WS_PATH
+from tidemq.bench.ws import OFFERED_COMPRESSION, WS_PATH
 
 CREDIT = 1000  # far above what arrives between two pushes at any rate the bench offers
 DRAIN_TIMEOUT_S = 10.0
@@ -108,21 +108,22 @@ async def e2e_ws(
 ) -> Measured:
     """`rate` single REST publishes a second into `queue`, each timed until a WebSocket
     subscribed to it is pushed the message."""
-    ws = await session.ws_connect(base.replace("http://", "ws://", 1) + WS_PATH)
+    url = base.replace("http://", "ws://", 1) + WS_PATH
+    ws = await session.ws_connect(url, compress=OFFERED_COMPRESSION)
     recorder = Recorder()
     consumer = _Consumer(ws, queue, recorder)
     reading: asyncio.Task[None] | None = None
     try:
         await consumer.subscribe()
         reading = asyncio.create_task(consumer.run(), name="e2e-consumer")
-        url = f"{base}/v1/queues/{queue}/messages"
+        messages_url = f"{base}/v1/queues/{queue}/messages"
         indexes = itertools.count()
 
         async def publish(intended_s: float) -> int:
             index = next(indexes)
             consumer.intended[index] = intended_s  # before the send: a push cannot beat it
             try:
-                await post(session, url, orjson.dumps({"body": indexed_body(index)}))
+                await post(session, messages_url, orjson.dumps({"body": indexed_body(index)}))
             except Exception:
                 consumer.intended.pop(index, None)
                 raise

@@ -189,8 +189,9 @@ class Runs:
         return Row("consume_sqs", result, ceiling)
 
     def publish_ws(self) -> Row:
-        result = self._ws("tidemq", lambda ws: ws.publish(self.queues["ws"]))
-        ceiling = self._ws("ceiling", lambda ws: ws.publish(self.queues["ws"]), ceiling=True)
+        size = self.args.batch_size
+        result = self._ws("tidemq", lambda ws: ws.publish(self.queues["ws"], size))
+        ceiling = self._ws("ceiling", lambda ws: ws.publish(self.queues["ws"], size), ceiling=True)
         return Row("publish_ws", result, ceiling)
 
     def consume_ws(self) -> Row:
