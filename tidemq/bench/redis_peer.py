@@ -54,13 +54,16 @@ def pack(*parts: bytes) -> bytes:
 
 
 class RespConnection:
-    """One connection: a write of packed commands, then exactly as many replies."""
+    """One connection: a write of packed commands, then exactly as many replies. A call
+    cancelled halfway (a run's end cancels the steps in flight) leaves its replies owed:
+    the next call reads and drops them before its own."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, name: bytes):
         self.name = name  # its consumer name in the stream's group
         self._reader = reader
         self._writer = writer
         self._parser = hiredis.Reader()
+        self._owed = 0  # replies to commands written whose callers are gone
 
     @classmethod
     async def open(cls, port: int, name: bytes) -> RespConnection:
@@ -69,6 +72,8 @@ class RespConnection:
 
     async def call(self, packed: bytes, replies: int) -> list[Any]:
         """The replies to `replies` commands packed into `packed`; a Redis error raises."""
+        stale = self._owed
+        self._owed += replies
         self._writer.write(packed)
         answers: list[Any] = []
         while len(answers) < replies:
@@ -78,6 +83,10 @@ class RespConnection:
                 if not data:
                     raise BenchError("the Redis peer closed the connection")
                 self._parser.feed(data)
+                continue
+            self._owed -= 1
+            if stale:
+                stale -= 1
                 continue
             if isinstance(reply, hiredis.ReplyError):
                 raise BenchError(f"the Redis peer answered: {reply}")
