@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -98,10 +99,15 @@ def test_a_tiny_bench_beside_the_redis_peer(
         else:
             assert row["peer_msgs_per_s"] is None, row
             assert row["ratio_to_peer"] is None, row
-    table = capsys.readouterr().out
+    printed = capsys.readouterr()
+    table = printed.out
     assert "vs peer" in table
     assert re.search(r"publish_single_rest_fixed_rate .*p99 <= \d+\.\d\d ms: (met|MISSED)", table)
-    # The peer's server, like the stack, is gone with the temporary directory.
+    # The peer's server is stopped, and its data went with the temporary directory.
+    port = re.search(r"Redis Streams peer at 127\.0\.0\.1:(\d+) ", printed.err)
+    assert port is not None, printed.err
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", int(port.group(1))), timeout=5).close()
     assert not list(tmp_path.glob("tidemq-bench-*")), "the data directory was not removed"
 
 
