@@ -25,7 +25,7 @@ from websockets.asyncio.client import connect
 from loadtests import abuse_bad_requests as bad
 from loadtests.abuse_bad_requests import BadRequest
 from loadtests.abuse_probe import signed_headers
-from tidemq.bench.load import Limits, Measured, _Recorder, closed_loop, open_loop, progress
+from tidemq.bench.load import Limits, Measured, Recorder, closed_loop, open_loop, progress
 from tidemq.bench.servers import Credentials
 from tidemq.bench.workloads import message_body, rest_session
 
@@ -181,7 +181,7 @@ async def long_poll_burst(target: Target, sizes: Sizes, seconds: float) -> Abuse
     the time is up (each wait at most SQS's 20 s)."""
     url = f"{target.endpoint}/v1/queues/{target.queues['idle']}/messages/receive"
     stats = AbuseStats(detail={"long_polls": sizes.long_polls})
-    recorder = _Recorder()
+    recorder = Recorder()
     deadline = time.monotonic() + seconds
 
     async def poller(session: aiohttp.ClientSession) -> None:
@@ -214,7 +214,7 @@ async def slowloris(target: Target, sizes: Sizes, seconds: float) -> AbuseStats:
     parts = urlsplit(target.endpoint)
     host, port = parts.hostname or "127.0.0.1", parts.port or 80
     stats = AbuseStats(detail={"connections": sizes.slowloris, "closed_by_server": 0})
-    recorder = _Recorder()
+    recorder = Recorder()
     deadline = time.monotonic() + seconds
     head = f"POST / HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: {FORM}\r\n"
 
@@ -264,7 +264,7 @@ async def ws_flood(target: Target, sizes: Sizes, seconds: float) -> AbuseStats:
     frame = orjson.dumps({"op": "publish", "queue": target.queues["ws"], "messages": messages})
     detail: dict[str, Any] = {"frames_sent": 0, "frame_bytes": len(frame), "send_blocked": True}
     stats = AbuseStats(detail=detail)
-    recorder = _Recorder()
+    recorder = Recorder()
     headers = {"Authorization": f"Bearer {target.credentials.token}"}
     total = sizes.ws_max_frames * sizes.ws_batch
     with progress("ws_flood", recorder, total, seconds):

@@ -47,7 +47,7 @@ import orjson
 
 from loadtests.abuse_probe import Probe, ProbeConfig, ProbeResult, RssSampler, rss_mib
 from loadtests.abuse_scenarios import SCENARIOS, AbuseStats, Sizes, Target
-from tidemq.bench.load import _Recorder, percentile, progress
+from tidemq.bench.load import Recorder, percentile, progress
 from tidemq.bench.runs import run_async
 from tidemq.bench.servers import BenchError, Credentials, ServerProcess, start_stack
 
@@ -241,7 +241,7 @@ def responsive_at(endpoint: str, deadline: float) -> float:
 
 def recorder_sleep(seconds: float) -> None:
     """The baseline: nothing but the probe, with a progress bar of the time."""
-    with progress("baseline", _Recorder(), 1, seconds):
+    with progress("baseline", Recorder(), 1, seconds):
         time.sleep(seconds)
 
 

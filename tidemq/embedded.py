@@ -135,6 +135,10 @@ def uvicorn_config(app: Starlette, settings: Settings) -> uvicorn.Config:
         # 32): a client flooding large frames holds at most this many in memory,
         # then TCP pushes back on it while its frames are handled one at a time.
         ws_max_queue=_WS_FRAMES_READ_AHEAD,
+        # permessage-deflate declined: compressing every pushed frame on the event
+        # loop was a fifth of its time under consume_ws (docs/performance.md), for
+        # 256-byte messages on a LAN. RabbitMQ's Web STOMP has it off by default too.
+        ws_per_message_deflate=False,
         lifespan="on",
         log_config=None,
         access_log=False,

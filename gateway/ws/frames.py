@@ -188,7 +188,15 @@ class Deliver(_Consumed, tag="deliver"):
     """Messages pushed to a subscription; each stays invisible to other receivers for the
     visibility timeout unless acked, nacked or extended with its receipt handle."""
 
-    messages: list[ReceivedMessage]
+    messages: Annotated[
+        list[ReceivedMessage],
+        Meta(
+            description=f"1 to {MAX_BATCH_ENTRIES} messages: as many as were deliverable "
+            "at once within the credit. Their receipt handles can be acked (nacked, "
+            f"extended) together, up to {MAX_BATCH_ENTRIES} in one frame.",
+            extra_json_schema={"minItems": 1, "maxItems": MAX_BATCH_ENTRIES},
+        ),
+    ]
 
 
 class Settled(_Consumed, tag="settled"):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,18 @@ from tests.conftest import TidemqUp
 from tidemq.bench.cli import WORKLOADS
 from tidemq.cli import main
 
-KEYS = {"workload", "msgs_per_s", "p50_ms", "p99_ms", "p999_ms", "ceiling_msgs_per_s"}
+KEYS = {
+    "workload",
+    "msgs_per_s",
+    "p50_ms",
+    "p99_ms",
+    "p999_ms",
+    "ceiling_msgs_per_s",
+    "ceiling_p99_ms",
+}
+PEER_KEYS = {"peer", "peer_msgs_per_s", "peer_p50_ms", "peer_p99_ms", "peer_p999_ms"}
+# The workloads the Redis Streams peer has a shape for.
+PEERED = {"publish_batch_rest", "consume_rest", "consume_ws", "publish_single_rest_fixed_rate"}
 TINY = [
     "--messages", "200",
     "--seconds", "2",
@@ -50,6 +62,52 @@ def test_a_tiny_bench_reports_every_workload(tmp_path: Path) -> None:
         assert row["ceiling_msgs_per_s"] > 0, row
         assert 0 < row["p50_ms"] <= row["p99_ms"] <= row["p999_ms"], row
         assert math.isfinite(row["p999_ms"])
+        assert row["ceiling_p99_ms"] > 0, row
+    assert not list(tmp_path.glob("tidemq-bench-*")), "the data directory was not removed"
+
+
+@pytest.mark.slow
+def test_a_tiny_bench_beside_the_redis_peer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--peer redis starts its own Redis (AOF always), runs the peered shapes against it,
+    writes its figures and the ratio into the JSON rows, and stops it again."""
+    out = tmp_path / "bench.json"
+    chosen = "publish_batch_rest,consume_rest,publish_single_rest_fixed_rate,publish_ws"
+    code = main(
+        [
+            "bench",
+            "--peer", "redis",
+            "--workloads", chosen,
+            *TINY,
+            "--dir", str(tmp_path),
+            "--json", str(out),
+        ]
+    )  # fmt: skip
+    assert code == 0
+    rows = {row["workload"]: row for row in json.loads(out.read_text())}
+    assert list(rows) == chosen.split(",")
+    for name, row in rows.items():
+        assert set(row) == KEYS | PEER_KEYS | {"ratio_to_peer"}, row
+        assert row["peer"] == "redis"
+        if name in PEERED:
+            assert row["peer_msgs_per_s"] > 0, row
+            assert 0 < row["peer_p50_ms"] <= row["peer_p99_ms"] <= row["peer_p999_ms"], row
+            assert row["ratio_to_peer"] == pytest.approx(
+                row["msgs_per_s"] / row["peer_msgs_per_s"], rel=0.01
+            )
+        else:
+            assert row["peer_msgs_per_s"] is None, row
+            assert row["ratio_to_peer"] is None, row
+    printed = capsys.readouterr()
+    table = printed.out
+    assert "vs peer" in table
+    assert re.search(r"publish_single_rest_fixed_rate .*p99 <= \d+\.\d\d ms: (met|MISSED)", table)
+    # The peer's server is stopped, and its data went with the temporary directory.
+    port = re.search(r"Redis Streams peer at 127\.0\.0\.1:(\d+) ", printed.err)
+    assert port is not None, printed.err
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", int(port.group(1))), timeout=5).close()
     assert not list(tmp_path.glob("tidemq-bench-*")), "the data directory was not removed"
 
 

@@ -25,7 +25,18 @@ import pytest
 from tidemq.redis_server import free_port
 
 REPO = Path(__file__).resolve().parents[2]
-BENCH_MODULES = {"ceiling", "cli", "load", "report", "runs", "servers", "workloads", "ws"}
+BENCH_MODULES = {
+    "ceiling",
+    "cli",
+    "e2e",
+    "load",
+    "redis_peer",
+    "report",
+    "runs",
+    "servers",
+    "workloads",
+    "ws",
+}
 TIMEOUT_S = 300
 # Imports every module of tidemq.bench and says where each came from, and whether the
 # checkout's loadtests/ can be imported.

@@ -59,6 +59,7 @@ def main() -> None:
         port=args.port,
         loop="uvloop",
         http="httptools",
+        ws_per_message_deflate=False,  # as tidemq/embedded.py
         lifespan="on",
         log_config=None,
         access_log=False,

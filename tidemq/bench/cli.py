@@ -17,11 +17,20 @@ Workloads (each bounded by --messages and by --warmup plus --seconds):
   publish_batch_sqs               SendMessageBatch of 10 through boto3
   consume_rest                    receive --batch-size (long poll) + delete them
   consume_sqs                     ReceiveMessage 10 + DeleteMessageBatch through boto3
-  publish_ws                      one message per `publish` frame over WebSocket
+  publish_ws                      --batch-size messages per `publish` frame over WebSocket
   consume_ws                      WebSocket subscription (credit 2 x --batch-size), each
                                   pushed batch acked in one frame
+  e2e_ws                          single REST publishes at --rate, each timed from its
+                                  intended send time until a subscribed WebSocket is
+                                  pushed it (one process, one clock)
   ceiling                         the ceiling app, one 256-byte message per request
 The consume workloads read what the publish workloads left, topped up to --messages.
+
+With --peer redis, the bench also starts the bundled Redis server (free port, temporary
+directory, appendonly yes, appendfsync always) and runs the same shapes against Redis
+Streams (tidemq/bench/redis_peer.py): pipelined XADD batches beside publish_batch_rest,
+XREADGROUP + XACK beside consume_rest and consume_ws, single XADDs at --rate beside
+publish_single_rest_fixed_rate; the table shows TideMQ's ratio to it.
 """
 
 from __future__ import annotations
@@ -44,8 +53,10 @@ WORKLOADS = (
     "consume_sqs",
     "publish_ws",
     "consume_ws",
+    "e2e_ws",
     "ceiling",
 )
+PEERS = ("redis",)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -99,6 +110,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=200_000,
         help="messages per run, at most, the warm-up's included (200000)",
     )
+    parser.add_argument(
+        "--peer",
+        choices=PEERS,
+        help="also run the batched publish, consume + ack and fixed-rate single-publish "
+        "shapes against this peer, started for the run: `redis`, Redis Streams on the "
+        "bundled server with appendfsync always",
+    )
     parser.add_argument("--json", type=Path, help="write the results here as JSON")
 
 
@@ -142,9 +160,20 @@ def run(args: argparse.Namespace) -> int:
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="tidemq-bench-", dir=args.dir) as tmp:
         work = Path(tmp)
-        stack = ceiling_server = None
+        stack = ceiling_server = peer_server = None
         try:
             ceiling_server, ceiling_url = start_ceiling(work)
+            peer_port = None
+            if args.peer == "redis":
+                from tidemq.bench.redis_peer import start_redis_peer  # noqa: PLC0415
+
+                peer_server = start_redis_peer(work)
+                peer_port = peer_server.port
+                print(
+                    f"Redis Streams peer at 127.0.0.1:{peer_port} (pid {peer_server.pid}, "
+                    "appendfsync always)",
+                    file=sys.stderr,
+                )
             if args.endpoint:
                 endpoint = args.endpoint.rstrip("/")
                 credentials = Credentials(args.access_key_id, args.secret_access_key, args.token)
@@ -155,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"ceiling at {ceiling_url} (pid {ceiling_server.pid})", file=sys.stderr)
             from tidemq.bench.runs import Runs  # noqa: PLC0415 - needs aiohttp, boto3
 
-            rows = Runs(args, endpoint, credentials, ceiling_url).run(chosen)
+            rows = Runs(args, endpoint, credentials, ceiling_url, peer_port).run(chosen)
         except BenchError as exc:
             print(f"tidemq bench: {exc}", file=sys.stderr)
             return 1
@@ -166,10 +195,12 @@ def run(args: argparse.Namespace) -> int:
             for server in (stack, ceiling_server):
                 if server is not None:
                     server.stop()
+            if peer_server is not None:
+                peer_server.stop()
     print_table(rows, args, load_before)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps([row.as_json() for row in rows], indent=2) + "\n")
+        args.json.write_text(json.dumps([row.as_json(args.peer) for row in rows], indent=2) + "\n")
         print(f"Wrote {args.json}.")
     return 0
 

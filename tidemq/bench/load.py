@@ -1,7 +1,9 @@
 """The load generator of `tidemq bench`: closed-loop workers (asyncio tasks, or threads for
 boto3), an open-loop fixed-rate sender, the progress bar and the percentiles.
 
-Every operation records when it started, when it ended and how many messages it carried.
+Every operation records when it started (in a fixed-rate run, when it was meant to start:
+the schedule's time, so that latency is not understated when the sender falls behind),
+when it ended and how many messages it carried.
 A run has a warm-up (at most a fifth of the run, for runs their message bound ends
 early): only operations that start after it count, and the rate is their messages over
 the time from the end of the warm-up to the end of the last of them.
@@ -22,6 +24,10 @@ from dataclasses import dataclass, field
 # receive). Raising counts an error; the worker goes on.
 AsyncStep = Callable[[], Awaitable[int]]
 SyncStep = Callable[[], int]
+# An operation of a fixed-rate run, given the time (time.perf_counter) it was meant to be
+# sent at, e.g. to put it into the message for an end-to-end measurement.
+ScheduledStep = Callable[[float], Awaitable[int]]
+UNANSWERED_AFTER_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -56,11 +62,12 @@ def percentile(ordered: list[float], q: float) -> float:
 
 
 @dataclass
-class _Recorder:
+class Recorder:
     """Operations as they finish; shared by workers of one run (the GIL or the event loop
     makes the appends safe)."""
 
     start: float = field(default_factory=time.perf_counter)
+    # (began, ended, messages): began is the intended send time in a fixed-rate run.
     ops: list[tuple[float, float, int]] = field(default_factory=list)
     handled: int = 0
     errors: int = 0
@@ -95,7 +102,7 @@ class _Recorder:
 
 
 @contextlib.contextmanager
-def progress(label: str, recorder: _Recorder, total: int, seconds: float) -> Iterator[None]:
+def progress(label: str, recorder: Recorder, total: int, seconds: float) -> Iterator[None]:
     """A one-line bar on stderr, redrawn four times a second from a thread: the larger of
     the message and the time fractions, since either bound can end the run."""
     stop = threading.Event()
@@ -130,7 +137,7 @@ def progress(label: str, recorder: _Recorder, total: int, seconds: float) -> Ite
 async def closed_loop(label: str, step: AsyncStep, workers: int, limits: Limits) -> Measured:
     """`workers` tasks, each doing `step` back to back, until `max_messages` are handled or
     the time is up. Operations still running then are cancelled and not counted."""
-    recorder = _Recorder()
+    recorder = Recorder()
     finished = asyncio.Event()
     deadline = recorder.start + limits.warmup_s + limits.seconds
 
@@ -161,21 +168,34 @@ async def closed_loop(label: str, step: AsyncStep, workers: int, limits: Limits)
 
 
 async def open_loop(label: str, step: AsyncStep, rate: float, limits: Limits) -> Measured:
-    """Sends on a fixed schedule (`rate` operations a second) whatever the answers do, each
-    operation timed from its scheduled send, so queueing anywhere (client connection pool
-    included) shows in the latency instead of slowing the offered rate down."""
-    recorder = _Recorder()
+    """`scheduled_loop` for a step that needs no send time of its own."""
+
+    async def scheduled(_intended_s: float) -> int:
+        return await step()
+
+    return await scheduled_loop(label, scheduled, rate, limits)
+
+
+async def scheduled_loop(label: str, step: ScheduledStep, rate: float, limits: Limits) -> Measured:
+    """Sends on a fixed schedule (`rate` operations a second) whatever the answers do: the
+    open loop of wrk2. Each operation is timed from its *intended* send time (the
+    schedule's, handed to the step too), not from when it actually went out, so queueing
+    anywhere (a late event loop, the client's connection pool, the server) shows in the
+    latency instead of slowing the offered rate down: no coordinated omission. A late
+    schedule sends what is due at once. Operations still unanswered 30 s after the last
+    send count as errors, not as missing samples."""
+    recorder = Recorder()
     count = min(limits.max_messages, int(rate * (limits.warmup_s + limits.seconds)))
     interval = 1.0 / rate
     pending: set[asyncio.Task[None]] = set()
 
-    async def one(scheduled: float) -> None:
+    async def one(intended_s: float) -> None:
         try:
-            messages = await step()
+            messages = await step(intended_s)
         except Exception as exc:
             recorder.failed(exc)
             return
-        recorder.done(scheduled, time.perf_counter(), messages)
+        recorder.done(intended_s, time.perf_counter(), messages)
 
     with progress(label, recorder, count, limits.warmup_s + limits.seconds):
         sent = 0
@@ -189,9 +209,10 @@ async def open_loop(label: str, step: AsyncStep, rate: float, limits: Limits) ->
             if sent < count:
                 await asyncio.sleep(max(0.0, recorder.start + sent * interval - now))
         if pending:
-            await asyncio.wait(pending, timeout=30)
-            for task in pending:
+            await asyncio.wait(pending, timeout=UNANSWERED_AFTER_S)
+            for task in list(pending):
                 task.cancel()
+                recorder.failed(TimeoutError(f"no answer {UNANSWERED_AFTER_S:.0f} s after"))
     return recorder.measured(limits.warmup_s)
 
 
@@ -200,7 +221,7 @@ def threaded_closed_loop(
 ) -> Measured:
     """One thread per step (each with its own client), back to back, until `max_messages`
     are handled or the time is up; calls in flight then finish and count."""
-    recorder = _Recorder()
+    recorder = Recorder()
     lock = threading.Lock()
     finished = threading.Event()
     deadline = recorder.start + limits.warmup_s + limits.seconds

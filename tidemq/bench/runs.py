@@ -1,4 +1,5 @@
-"""Each `tidemq bench` workload, run against TideMQ and then against the ceiling app."""
+"""Each `tidemq bench` workload, run against TideMQ, then against the ceiling app, then
+(with `--peer redis`, for the shapes it has) against the Redis Streams peer."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import TypeVar
 
 import uvloop
 
+from tidemq.bench.e2e import e2e_ws
 from tidemq.bench.load import (
     AsyncStep,
     Limits,
@@ -21,6 +23,7 @@ from tidemq.bench.load import (
     open_loop,
     threaded_closed_loop,
 )
+from tidemq.bench.redis_peer import RedisStreams
 from tidemq.bench.servers import BenchError, Credentials
 from tidemq.bench.workloads import Rest, Sqs, rest_session
 from tidemq.bench.ws import WsConnections
@@ -34,16 +37,49 @@ class Row:
     workload: str
     result: Measured
     ceiling: Measured  # the ceiling app under the same requests
+    # The Redis Streams peer under the same shape; None without --peer, or for a workload
+    # it has no shape for.
+    peer: Measured | None = None
 
-    def as_json(self) -> dict[str, object]:
-        return {
+    def as_json(self, peer: str | None = None) -> dict[str, object]:
+        """One JSON object; with `peer` (the --peer chosen), the peer's figures too, null
+        for a workload the peer has no shape for."""
+        row: dict[str, object] = {
             "workload": self.workload,
             "msgs_per_s": _number(self.result.msgs_per_s, 1),
             "p50_ms": _number(self.result.percentile(50), 3),
             "p99_ms": _number(self.result.percentile(99), 3),
             "p999_ms": _number(self.result.percentile(99.9), 3),
             "ceiling_msgs_per_s": _number(self.ceiling.msgs_per_s, 1),
+            "ceiling_p99_ms": _number(self.ceiling.percentile(99), 3),
         }
+        if peer is not None:
+            row["peer"] = peer
+            row.update(_figures("peer_", self.peer))
+            row["ratio_to_peer"] = _number(self.ratio_to_peer, 3)
+        return row
+
+    @property
+    def ratio_to_peer(self) -> float:
+        """TideMQ's msgs/s over the peer's; NaN without a peer figure."""
+        if self.peer is None or not self.peer.msgs_per_s:
+            return math.nan
+        return self.result.msgs_per_s / self.peer.msgs_per_s
+
+
+def _figures(prefix: str, measured: Measured | None) -> dict[str, float | None]:
+    """msgs/s and percentiles under `prefix`; all null for what was not measured."""
+    if measured is None:
+        return dict.fromkeys((f"{prefix}{k}" for k in _FIGURES), None)
+    return {
+        f"{prefix}msgs_per_s": _number(measured.msgs_per_s, 1),
+        f"{prefix}p50_ms": _number(measured.percentile(50), 3),
+        f"{prefix}p99_ms": _number(measured.percentile(99), 3),
+        f"{prefix}p999_ms": _number(measured.percentile(99.9), 3),
+    }
+
+
+_FIGURES = ("msgs_per_s", "p50_ms", "p99_ms", "p999_ms")
 
 
 def _number(value: float, digits: int) -> float | None:
@@ -61,9 +97,16 @@ def run_async(make: Callable[[], Awaitable[T]]) -> T:
 
 class Runs:
     def __init__(
-        self, args: argparse.Namespace, endpoint: str, credentials: Credentials, ceiling: str
+        self,
+        args: argparse.Namespace,
+        endpoint: str,
+        credentials: Credentials,
+        ceiling: str,
+        peer_port: int | None = None,
     ) -> None:
+        """`peer_port`: the Redis Streams peer's, when --peer redis runs."""
         self.args = args
+        self.peer_port = peer_port
         self.endpoint = endpoint
         self.credentials = credentials
         self.ceiling_url = ceiling
@@ -75,8 +118,11 @@ class Runs:
             "batch": f"{prefix}-batch",
             "sqs": f"{prefix}-sqs",
             "ws": f"{prefix}-ws",
+            "e2e": f"{prefix}-e2e",
         }
         self._single_ceiling: Measured | None = None
+        self._fixed_ceiling: Measured | None = None  # the ceiling at --rate, for e2e_ws too
+        self._peer_consume: Measured | None = None  # one run serves both consume rows
 
     def run(self, chosen: list[str]) -> list[Row]:
         run_async(self._create_queues)
@@ -107,10 +153,9 @@ class Runs:
     def publish_single_rest_fixed_rate(self) -> Row:
         rate = self.args.rate
         result = self._rest("tidemq", "fixed", lambda rest: rest.publish_single(), rate=rate)
-        ceiling = self._rest(
-            "ceiling", "fixed", lambda rest: rest.publish_single(), rate=rate, ceiling=True
-        )
-        return Row("publish_single_rest_fixed_rate", result, ceiling)
+        ceiling = self._fixed_rate_ceiling()
+        peer = self._peer("fixed", lambda redis: redis.publish("fixed", 1), rate=rate)
+        return Row("publish_single_rest_fixed_rate", result, ceiling, peer)
 
     def publish_batch_rest(self) -> Row:
         size = self.args.batch_size
@@ -118,7 +163,8 @@ class Runs:
         ceiling = self._rest(
             "ceiling", "batch", lambda rest: rest.publish_batch(size), ceiling=True
         )
-        return Row("publish_batch_rest", result, ceiling)
+        peer = self._peer("batch", lambda redis: redis.publish("batch", size))
+        return Row("publish_batch_rest", result, ceiling, peer)
 
     def publish_batch_sqs(self) -> Row:
         result = self._sqs("tidemq", lambda sqs: sqs.publish_batch())
@@ -133,7 +179,7 @@ class Runs:
         ceiling = self._rest(
             "ceiling", "batch", lambda rest: rest.consume(size), limits=limits, ceiling=True
         )
-        return Row("consume_rest", result, ceiling)
+        return Row("consume_rest", result, ceiling, self._peer_consumed())
 
     def consume_sqs(self) -> Row:
         available = self._fill("sqs")
@@ -143,8 +189,9 @@ class Runs:
         return Row("consume_sqs", result, ceiling)
 
     def publish_ws(self) -> Row:
-        result = self._ws("tidemq", lambda ws: ws.publish(self.queues["ws"]))
-        ceiling = self._ws("ceiling", lambda ws: ws.publish(self.queues["ws"]), ceiling=True)
+        size = self.args.batch_size
+        result = self._ws("tidemq", lambda ws: ws.publish(self.queues["ws"], size))
+        ceiling = self._ws("ceiling", lambda ws: ws.publish(self.queues["ws"], size), ceiling=True)
         return Row("publish_ws", result, ceiling)
 
     def consume_ws(self) -> Row:
@@ -162,9 +209,32 @@ class Runs:
             limits=limits,
             ceiling=True,
         )
-        return Row("consume_ws", result, ceiling)
+        return Row("consume_ws", result, ceiling, self._peer_consumed())
+
+    def e2e_ws(self) -> Row:
+        """REST publishes at --rate, each timed until its push on a subscribed WebSocket;
+        the ceiling is the ceiling app under the same publishes."""
+        rate = self.args.rate
+
+        async def go() -> Measured:
+            async with rest_session(self.args.connections, self.credentials.token) as session:
+                return await e2e_ws(session, self.endpoint, self.queues["e2e"], rate, self.limits)
+
+        result = run_async(go)
+        return Row("e2e_ws", result, self._fixed_rate_ceiling())
 
     # How they run.
+
+    def _fixed_rate_ceiling(self) -> Measured:
+        if self._fixed_ceiling is None:
+            self._fixed_ceiling = self._rest(
+                "ceiling",
+                "fixed",
+                lambda rest: rest.publish_single(),
+                rate=self.args.rate,
+                ceiling=True,
+            )
+        return self._fixed_ceiling
 
     def _rest(
         self,
@@ -215,6 +285,47 @@ class Runs:
                     )
                 finally:
                     await connections.close()
+
+        return run_async(go)
+
+    def _peer_consumed(self) -> Measured | None:
+        """The peer's consume + ack of --messages entries: XREADGROUP of --batch-size and
+        one XACK, on --connections connections (measured once for both consume rows)."""
+        if self._peer_consume is None:
+            size = self.args.batch_size
+            self._peer_consume = self._peer(
+                "consume", lambda redis: redis.consume("consume", size), fill="consume"
+            )
+        return self._peer_consume
+
+    def _peer(
+        self,
+        stream: str,
+        make: Callable[[RedisStreams], AsyncStep],
+        *,
+        rate: float | None = None,
+        fill: str | None = None,
+    ) -> Measured | None:
+        """The peer under the step `make` gives, as _rest runs TideMQ (same connection
+        count, bounds, closed or open loop); None without a peer. `fill`: a stream made
+        afresh with --messages entries first."""
+        if self.peer_port is None:
+            return None
+        port = self.peer_port
+        label = f"redis {stream}" + (f" @{rate:,.0f}/s" if rate else "")
+
+        async def go() -> Measured:
+            redis = RedisStreams(port)
+            await redis.open(self.args.connections)
+            try:
+                if fill is not None:
+                    await redis.fill(fill, self.args.messages)
+                step = make(redis)
+                if rate is not None:
+                    return await open_loop(label, step, rate, self.limits)
+                return await closed_loop(label, step, self.args.connections, self.limits)
+            finally:
+                await redis.close()
 
         return run_async(go)
 

@@ -34,7 +34,7 @@ class HttpError(RuntimeError):
     pass
 
 
-async def _post(session: aiohttp.ClientSession, url: str, data: bytes) -> bytes:
+async def post(session: aiohttp.ClientSession, url: str, data: bytes) -> bytes:
     async with session.post(url, data=data) as response:
         body = await response.read()
         if response.status >= 300:
@@ -56,7 +56,7 @@ class Rest:
         base = self.queue_url.rsplit("/", 1)[0]
         name = self.queue_url.rsplit("/", 1)[1]
         attributes = {"VisibilityTimeout": str(VISIBILITY_S)}
-        await _post(self.session, base, orjson.dumps({"name": name, "attributes": attributes}))
+        await post(self.session, base, orjson.dumps({"name": name, "attributes": attributes}))
 
     async def visible(self) -> int:
         async with self.session.get(f"{self.queue_url}/stats") as response:
@@ -74,7 +74,7 @@ class Rest:
         data = orjson.dumps({"body": message_body()})
 
         async def step() -> int:
-            await _post(self.session, url, data)
+            await post(self.session, url, data)
             return 1
 
         return step
@@ -84,7 +84,7 @@ class Rest:
         data = orjson.dumps({"messages": [{"body": message_body()}] * size})
 
         async def step() -> int:
-            answer = orjson.loads(await _post(self.session, url, data))
+            answer = orjson.loads(await post(self.session, url, data))
             if self.ceiling:
                 return size
             results: list[dict[str, Any]] = answer["results"]
@@ -103,7 +103,7 @@ class Rest:
         )
 
         async def step() -> int:
-            answer = orjson.loads(await _post(self.session, receive_url, receive))
+            answer = orjson.loads(await post(self.session, receive_url, receive))
             if self.ceiling:
                 handles = [_FAKE_RECEIPT] * size
             else:
@@ -111,7 +111,7 @@ class Rest:
             if not handles:
                 return 0
             deleted = orjson.loads(
-                await _post(self.session, delete_url, orjson.dumps({"receipt_handles": handles}))
+                await post(self.session, delete_url, orjson.dumps({"receipt_handles": handles}))
             )
             failed = [r for r in deleted.get("results", []) if "error" in r]
             if failed:

@@ -259,6 +259,7 @@ export interface components {
         Deliver: {
             /** @enum {unknown} */
             type: "deliver";
+            /** @description 1 to 100 messages: as many as were deliverable at once within the credit. Their receipt handles can be acked (nacked, extended) together, up to 100 in one frame. */
             messages: components["schemas"]["ReceivedMessage"][];
             /** @default null */
             id?: string | null;

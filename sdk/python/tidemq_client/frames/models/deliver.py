@@ -23,7 +23,8 @@ class Deliver:
 
     Attributes:
         type_ (DeliverType):
-        messages (list[ReceivedMessage]):
+        messages (list[ReceivedMessage]): 1 to 100 messages: as many as were deliverable at once within the credit.
+            Their receipt handles can be acked (nacked, extended) together, up to 100 in one frame.
         id (None | str | Unset):
         queue (None | str | Unset):
         subscription (None | str | Unset):
