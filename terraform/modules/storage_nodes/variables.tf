@@ -78,7 +78,7 @@ variable "ami_id" {
 }
 
 variable "min_size" {
-  description = "Least number of nodes. Partitions are spread over the live nodes by rendezvous hashing; three nodes survive the loss of one with `replica` durability."
+  description = "Least number of nodes. Partitions are spread over the live nodes by rendezvous hashing; a lost node's partitions move to the others."
   type        = number
   default     = 3
 
@@ -100,7 +100,7 @@ variable "max_size" {
 }
 
 variable "desired_capacity" {
-  description = "Nodes to run. Adding nodes moves only the partitions that rendezvous hashing gives them."
+  description = "Nodes to run. A node added takes the partitions that have no live holder (new queues, a lost node's); partitions stay with their holder until it leaves."
   type        = number
   default     = 3
 
