@@ -152,6 +152,12 @@ class LocalNode:
         )
 
     def problem(self) -> str | None:
+        tiering = self._tiering
+        if tiering is not None and tiering.over_budget:
+            return (
+                f"the node's disk budget ({tiering.config.disk_budget_bytes} bytes) is full "
+                f"until tiering to {tiering.url} frees space"
+            )
         if self._write_failure is None:
             return None
         free_bytes = shutil.disk_usage(self.streams_dir.parent).free

@@ -136,8 +136,9 @@ class Node(Protocol):
         ...
 
     def problem(self) -> str | None:
-        """Why the node cannot take writes now (its disk failed and is still full), for
-        readiness checks; None when it can."""
+        """Why the node cannot take writes now (its disk failed and is still full, or its
+        disk budget is full until tiering frees space), for readiness checks; None when
+        it can."""
         ...
 
     async def close(self) -> None: ...

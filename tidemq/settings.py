@@ -19,6 +19,11 @@ _ENV_PREFIX = "TIDEMQ_"
 LogFormat = Literal["text", "json"]
 
 
+# `tidemq node`'s HTTP port unless TIDEMQ_PORT says otherwise: beside its node protocol
+# port (9400), clear of the gateways' 9324 up, so both can share a host by default.
+NODE_HTTP_PORT = 9401
+
+
 class SettingsError(ValueError):
     """A setting is missing or malformed; the message says which and how to fix it."""
 
@@ -26,6 +31,8 @@ class SettingsError(ValueError):
 @dataclass(frozen=True, slots=True)
 class Settings:
     host: str = "127.0.0.1"
+    # A gateway's (and `tidemq up`'s) HTTP port; a node's HTTP for operators (/healthz,
+    # /readyz, /metrics) is on NODE_HTTP_PORT by default.
     port: int = 9324
     data_dir: Path = Path(".tidemq")
     # None: start an embedded Redis under <data_dir>/redis. Else e.g. redis://host:6379/0.
@@ -93,9 +100,12 @@ class Settings:
         flags: Mapping[str, Any] | None = None,
         env: Mapping[str, str] | None = None,
         config_file: Path | None = None,
+        defaults: Settings | None = None,
     ) -> Settings:
+        """`defaults`: a command's own defaults, where they differ from these (`tidemq
+        node` serves its HTTP on NODE_HTTP_PORT)."""
         env = os.environ if env is None else env
-        settings = cls()
+        settings = defaults or cls()
         path = config_file or (Path(env["TIDEMQ_CONFIG"]) if env.get("TIDEMQ_CONFIG") else None)
         if path is not None:
             settings = settings._merged(_read_toml(path), f"config file {path}")
@@ -148,9 +158,10 @@ def _port(name: str, value: Any, source: str) -> int:
         port = int(value)
     except (TypeError, ValueError):
         port = -1
-    lowest = 0 if name == "node_port" else 1  # a node may take any free port (0)
-    if not lowest <= port < 65536:
-        raise SettingsError(f"{name} must be a number from {lowest} to 65535 ({source}: {value!r})")
+    # 0: any free port, which a node takes and prints (a gateway refuses it: its endpoint
+    # is printed, and built into queue URLs, before it listens).
+    if not 0 <= port < 65536:
+        raise SettingsError(f"{name} must be a number from 0 to 65535 ({source}: {value!r})")
     return port
 
 

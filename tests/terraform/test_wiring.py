@@ -97,9 +97,10 @@ BREAKAGES = {
     ),
     "undescribed_output": (
         "modules/storage_nodes/outputs.tf",
-        '  description = "TCP port of the nodes."\n',
+        '  description = "TIDEMQ_LEASE_TTL_MS of the nodes: give the gateways the same (the '
+        "gateway module's lease_ttl_ms).\"\n",
         "",
-        "storage_nodes: output port has no description",
+        "storage_nodes: output lease_ttl_ms has no description",
     ),
     "unpinned_provider": (
         "modules/control_plane/versions.tf",

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import httpx
 import pytest
 from botocore.config import Config
 
@@ -139,6 +140,10 @@ def test_publish_and_consume_through_either_gateway(tidemq_up: TidemqUp) -> None
         if key.startswith("node ")
     }
     assert all(n["address"].startswith("127.0.0.1:") for n in status["nodes"])
+    for key, value in cluster.banner.items():
+        if key.startswith("node "):  # "<node protocol address>, <http url> (pid <pid>)"
+            http = value.split(", ", 1)[1].split()[0]
+            assert httpx.get(f"{http}/readyz").json() == {"status": "ok"}
     partitions = [p for n in status["nodes"] for p in n["partitions"]]
     assert len(partitions) == 2  # one per queue, each held by one node
     assert {p["partition"] for p in partitions} == {0}

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from tidemq.settings import Settings, SettingsError
+from tidemq.cli import main
+from tidemq.settings import NODE_HTTP_PORT, Settings, SettingsError
 
 
 def test_flags_override_environment_which_overrides_the_file(tmp_path: Path) -> None:
@@ -33,6 +34,20 @@ def test_the_metrics_settings_come_from_the_environment() -> None:
     settings = Settings.load(env=env)
     assert (settings.metrics_max_queues, settings.metrics_token) == (50, "scrape")
     assert "scrape" not in repr(settings)
+
+
+def test_a_command_brings_its_own_defaults_under_the_environment() -> None:
+    node = Settings(port=NODE_HTTP_PORT)
+    assert Settings.load(env={}, defaults=node).port == NODE_HTTP_PORT
+    assert Settings.load(env={"TIDEMQ_PORT": "9324"}, defaults=node).port == 9324
+    assert Settings.load(env={"TIDEMQ_PORT": "0"}, defaults=node).port == 0  # any free one
+
+
+def test_port_0_is_for_nodes_only(capsys: pytest.CaptureFixture[str]) -> None:
+    """A gateway's endpoint is printed before it listens: it needs a port of its own."""
+    for command in ("up", "gateway"):
+        assert main([command, "--port", "0"]) == 2
+        assert "port 0 (any free port) is for tidemq node only" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

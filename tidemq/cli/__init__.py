@@ -23,7 +23,7 @@ from tidemq.cli import topics as topics_cli
 from tidemq.cluster import gateway_process, local_cluster, node_process
 from tidemq.embedded import LaunchError, run
 from tidemq.redis_server import RedisServerError
-from tidemq.settings import Settings, SettingsError
+from tidemq.settings import NODE_HTTP_PORT, Settings, SettingsError
 
 # The commands that run servers: they log at INFO, the others only warnings.
 _SERVERS = ("up", "node", "gateway")
@@ -69,6 +69,7 @@ def _up(args: argparse.Namespace) -> int:
             config_file=args.config,
         )
         logs.configure(logging.INFO, settings.log_format)
+        _check_fixed_port(settings)
         if args.nodes is None and args.gateways is None:
             run(settings)
         else:
@@ -85,13 +86,23 @@ def _serve(args: argparse.Namespace, command: str, serve: Callable[[Settings], N
         settings = Settings.load(
             flags={"host": args.host, "port": args.port, "data_dir": args.data_dir},
             config_file=args.config,
+            defaults=Settings(port=NODE_HTTP_PORT) if command == "node" else None,
         )
         logs.configure(logging.INFO, settings.log_format)
+        if command == "gateway":
+            _check_fixed_port(settings)
         serve(settings)
     except (SettingsError, LaunchError) as exc:
         print(f"tidemq {command}: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _check_fixed_port(settings: Settings) -> None:
+    """A gateway prints its endpoint (and builds queue URLs) before it listens: port 0
+    (any free port) is for nodes only."""
+    if settings.port == 0:
+        raise SettingsError("port 0 (any free port) is for tidemq node only; give a port")
 
 
 def _write_document(output: Path, document: bytes, kind: str, command: str) -> int:
@@ -123,7 +134,9 @@ def _add_cluster_process_parsers(
         (
             "node",
             "run a storage node of a cluster (needs TIDEMQ_REDIS_URL)",
-            "the gateway port is not used; the node listens on TIDEMQ_NODE_PORT",
+            f"port of its HTTP for operators: /healthz, /readyz, /metrics (TIDEMQ_PORT; "
+            f"default {NODE_HTTP_PORT}; 0 for any free port); gateways reach it on "
+            "TIDEMQ_NODE_PORT",
         ),
         (
             "gateway",

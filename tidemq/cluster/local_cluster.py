@@ -2,9 +2,10 @@
 
 One Redis (embedded, unless TIDEMQ_REDIS_URL is set), one archive shared by every node
 (<data dir>/archive unless TIDEMQ_ARCHIVE_URL is set), N `tidemq node` processes (data
-under <data dir>/nodes/<i>, each on a free port) and M `tidemq gateway` processes on
-consecutive ports from TIDEMQ_PORT. The children get the launcher's TIDEMQ_* settings;
-it registers the admin credentials once and hands every gateway the master key.
+under <data dir>/nodes/<i>, each on free ports: its node protocol's and its HTTP's) and
+M `tidemq gateway` processes on consecutive ports from TIDEMQ_PORT. The children get
+the launcher's TIDEMQ_* settings; it registers the admin credentials once and hands
+every gateway the master key.
 
 Start-up waits for each child's banner and then prints one banner for the whole
 cluster; its `endpoint` is the first gateway. SIGINT or SIGTERM stop the gateways, then
@@ -93,7 +94,9 @@ def run(settings: Settings, nodes: int, gateways: int) -> None:
             for index in range(nodes):
                 node_env = {
                     "TIDEMQ_DATA_DIR": str(data_dir / "nodes" / str(index + 1)),
-                    "TIDEMQ_NODE_PORT": "0",  # any free port; the banner says which
+                    # Any free ports (the banner says which), clear of the gateways'.
+                    "TIDEMQ_NODE_PORT": "0",
+                    "TIDEMQ_PORT": "0",
                 }
                 children.append(_start("node", {**env, **node_env}, stopping))
             for index in range(gateways):
@@ -192,7 +195,7 @@ def _print_banner(
         f"  endpoint           {gateways[0]}",
         *(f"  gateway {i + 1:<10} {url}" for i, url in enumerate(gateways)),
         *(
-            f"  node {i + 1:<13} {c.banner['endpoint']} (pid {c.process.pid})"
+            f"  node {i + 1:<13} {c.banner['endpoint']}, {c.banner['http']} (pid {c.process.pid})"
             for i, c in enumerate(nodes)
         ),
         "  region             us-east-1",

@@ -4,7 +4,8 @@ Start-up, in this order:
   1. connect to the control plane (TIDEMQ_REDIS_URL: a cluster has no embedded Redis);
   2. open the storage node under <data dir>/node, its archive at TIDEMQ_ARCHIVE_URL
      (shared by every node: a partition's next owner reads its history there);
-  3. serve the node protocol on host:node_port;
+  3. serve the node protocol on host:node_port, and HTTP for operators on host:port
+     (/healthz, /readyz, /metrics: node_http.py);
   4. register in membership, and print the banner.
 Then, every third of the lease TTL: heartbeat, list the live nodes (whom partitions are
 assigned among), renew the leases held, publish this process's report.
@@ -36,6 +37,7 @@ from control_plane.process_reports import ProcessReports
 from storage_nodes.wire.producer_sequences import ProducerSequences
 from storage_nodes.wire.server import NodeServer
 from tidemq.cluster.lease_keeper import LeaseKeeper
+from tidemq.cluster.node_http import NodeHttp, node_app
 from tidemq.settings import Settings, SettingsError
 from tidemq.stack import archive_options, open_storage_node
 
@@ -82,12 +84,18 @@ async def _serve(settings: Settings, redis_url: str) -> None:
     server = NodeServer(storage, keeper, sequences=sequences)
     membership = Membership(control.redis, control.clock)
     reports = ProcessReports(control.redis)
+    http = NodeHttp(
+        node_app(control, storage, stopping=stop.is_set, metrics_token=settings.metrics_token),
+        settings.host,
+        settings.port,
+    )
     try:
         host, port = await server.start(settings.host, settings.node_port)
         address = settings.node_address or f"{host}:{port}"
+        http_host, http_port = await http.start()
         await membership.register(node_id, address, ttl_ms)
         await _report(reports, keeper, address)
-        _print_banner(node_id, address, data_dir, redis_url)
+        _print_banner(node_id, address, f"http://{http_host}:{http_port}", data_dir, redis_url)
         while not stop.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), ttl_ms / 3000)
@@ -100,6 +108,7 @@ async def _serve(settings: Settings, redis_url: str) -> None:
         with contextlib.suppress(ControlPlaneError):
             await reports.remove("node", node_id)
     finally:
+        await http.close()
         await server.close()
         await storage.close()
         await control.close()
@@ -145,12 +154,13 @@ async def _report(reports: ProcessReports, keeper: LeaseKeeper, address: str) ->
     )
 
 
-def _print_banner(node_id: str, address: str, data_dir: Path, redis_url: str) -> None:
+def _print_banner(node_id: str, address: str, http: str, data_dir: Path, redis_url: str) -> None:
     lines = [
         "",
         "TideMQ node is up.",
         f"  node id            {node_id}",
         f"  endpoint           {address}",
+        f"  http               {http}",
         f"  pid                {os.getpid()}",
         f"  data dir           {data_dir}",
         f"  redis              {redis_url}",

@@ -145,6 +145,8 @@ module "storage_nodes" {
   desired_capacity = var.node_count
   max_size         = var.node_count + 1
 
+  lease_ttl_ms     = var.lease_ttl_ms
+
   allowed_security_groups         = { gateways = module.gateway.task_security_group_id }
   control_plane_security_group_id = module.control_plane.security_group_id
   control_plane_port              = module.control_plane.port
@@ -174,12 +176,15 @@ module "gateway" {
   control_plane_security_group_id = module.control_plane.security_group_id
   control_plane_port              = module.control_plane.port
   storage_nodes_security_group_id = module.storage_nodes.security_group_id
-  storage_nodes_port              = module.storage_nodes.port
-  redis_url_secret_arn            = module.control_plane.connection_secret_arn
+  storage_nodes_port              = module.storage_nodes.node_port
+  # The nodes' and the gateways' lease TTL must agree.
+  lease_ttl_ms            = module.storage_nodes.lease_ttl_ms
+  node_request_timeout_ms = var.node_request_timeout_ms
+  redis_url_secret_arn    = module.control_plane.connection_secret_arn
+  master_key_secret       = { secret_arn = aws_secretsmanager_secret.gateway_credentials.arn, json_key = "master_key" }
   secrets = {
     TIDEMQ_ACCESS_KEY_ID     = { secret_arn = aws_secretsmanager_secret.gateway_credentials.arn, json_key = "access_key_id" }
     TIDEMQ_SECRET_ACCESS_KEY = { secret_arn = aws_secretsmanager_secret.gateway_credentials.arn, json_key = "secret_access_key" }
-    TIDEMQ_MASTER_KEY        = { secret_arn = aws_secretsmanager_secret.gateway_credentials.arn, json_key = "master_key" }
   }
   kms_key_arns = [aws_kms_key.this.arn]
 

@@ -32,3 +32,16 @@ output "kms_key_arn" {
   description = "ARN of the deployment's KMS key."
   value       = aws_kms_key.this.arn
 }
+
+output "storage_nodes_security_group_id" {
+  description = "Security group of the storage nodes; their HTTP port (/healthz, /readyz, /metrics) opens to more groups through the module's metrics_scraper_security_groups."
+  value       = module.storage_nodes.security_group_id
+}
+
+output "storage_nodes_ports" {
+  description = "The storage nodes' ports: `node` for the node protocol (the gateways), `http` for /healthz, /readyz and /metrics."
+  value = {
+    node = module.storage_nodes.node_port
+    http = module.storage_nodes.port
+  }
+}

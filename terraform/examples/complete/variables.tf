@@ -101,3 +101,25 @@ variable "node_count" {
     error_message = "node_count must be a whole number from 1 to 50."
   }
 }
+
+variable "lease_ttl_ms" {
+  description = "TIDEMQ_LEASE_TTL_MS of the nodes and the gateways: a node stopped or cut off this long loses its partitions to another node."
+  type        = number
+  default     = 10000
+
+  validation {
+    condition     = var.lease_ttl_ms >= 1000 && var.lease_ttl_ms <= 600000 && floor(var.lease_ttl_ms) == var.lease_ttl_ms
+    error_message = "lease_ttl_ms must be a whole number of milliseconds from 1000 to 600000."
+  }
+}
+
+variable "node_request_timeout_ms" {
+  description = "TIDEMQ_NODE_REQUEST_TIMEOUT_MS of the gateways: how long a request waits for a node (across a partition's move to a new owner) before it is answered 503."
+  type        = number
+  default     = 10000
+
+  validation {
+    condition     = var.node_request_timeout_ms >= 100 && var.node_request_timeout_ms <= 600000 && floor(var.node_request_timeout_ms) == var.node_request_timeout_ms
+    error_message = "node_request_timeout_ms must be a whole number of milliseconds from 100 to 600000."
+  }
+}

@@ -2,7 +2,8 @@
 # Balancer. Gateways are stateless (they route each partition's work to the node that
 # holds its lease), so tasks scale out and in freely: on CPU, and on requests per task.
 # The ALB ends TLS, keeps WebSockets open past its default idle timeout, and sends
-# traffic only to tasks whose /readyz answers (the control plane is reachable).
+# traffic only to tasks whose /readyz answers (the control plane is reachable). A task
+# reaches the control plane and the nodes' node protocol port, nothing else of ours.
 
 data "aws_partition" "current" {}
 data "aws_region" "current" {}
@@ -22,9 +23,13 @@ locals {
   # a gateway; it is a task-local scratch space.
   environment = merge(
     {
-      TIDEMQ_HOST     = "0.0.0.0"
-      TIDEMQ_PORT     = tostring(var.port)
-      TIDEMQ_DATA_DIR = local.data_dir
+      TIDEMQ_HOST                    = "0.0.0.0"
+      TIDEMQ_PORT                    = tostring(var.port)
+      TIDEMQ_DATA_DIR                = local.data_dir
+      TIDEMQ_LEASE_TTL_MS            = tostring(var.lease_ttl_ms)
+      TIDEMQ_NODE_REQUEST_TIMEOUT_MS = tostring(var.node_request_timeout_ms)
+      # One JSON object per line into CloudWatch Logs (docs/operations.md).
+      TIDEMQ_LOG_FORMAT = "json"
     },
     var.public_url == null ? {} : { TIDEMQ_PUBLIC_URL = var.public_url },
     var.environment,
@@ -32,7 +37,10 @@ locals {
 
   secrets = merge(
     var.secrets,
-    { TIDEMQ_REDIS_URL = { secret_arn = var.redis_url_secret_arn, json_key = "url" } },
+    {
+      TIDEMQ_REDIS_URL  = { secret_arn = var.redis_url_secret_arn, json_key = "url" }
+      TIDEMQ_MASTER_KEY = var.master_key_secret
+    },
   )
   secret_arns = distinct([for secret in values(local.secrets) : secret.secret_arn])
 
@@ -538,6 +546,13 @@ resource "aws_ecs_service" "this" {
   # Autoscaling owns the task count once the service exists.
   lifecycle {
     ignore_changes = [desired_count]
+
+    precondition {
+      # Past the idle timeout the load balancer drops the connection of a request still
+      # waiting for a node, and the client gets a 504 instead of a retryable 503.
+      condition     = var.node_request_timeout_ms < var.idle_timeout_s * 1000
+      error_message = "node_request_timeout_ms must be shorter than the load balancer's idle timeout (idle_timeout_s)."
+    }
 
     precondition {
       condition     = var.min_capacity <= var.desired_count && var.desired_count <= var.max_capacity

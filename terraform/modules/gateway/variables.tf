@@ -334,13 +334,35 @@ variable "storage_nodes_security_group_id" {
 }
 
 variable "storage_nodes_port" {
-  description = "TCP port of the storage nodes."
+  description = "TCP port of the storage nodes' node protocol (the storage_nodes module's node_port), which the tasks' security group may reach."
   type        = number
-  default     = 9324
+  default     = 9400
 
   validation {
     condition     = var.storage_nodes_port >= 1 && var.storage_nodes_port <= 65535 && floor(var.storage_nodes_port) == var.storage_nodes_port
     error_message = "storage_nodes_port must be a whole number from 1 to 65535."
+  }
+}
+
+variable "lease_ttl_ms" {
+  description = "TIDEMQ_LEASE_TTL_MS: a gateway registration's time to live, and how long the gateways take a partition lease to last. The same as the nodes' (the storage_nodes module's lease_ttl_ms)."
+  type        = number
+  default     = 10000
+
+  validation {
+    condition     = var.lease_ttl_ms >= 1000 && var.lease_ttl_ms <= 600000 && floor(var.lease_ttl_ms) == var.lease_ttl_ms
+    error_message = "lease_ttl_ms must be a whole number of milliseconds from 1000 to 600000."
+  }
+}
+
+variable "node_request_timeout_ms" {
+  description = "TIDEMQ_NODE_REQUEST_TIMEOUT_MS: how long a request may wait for a node, across retries (a partition's new owner after a node is lost), before it is answered 503, which the AWS SDKs retry. At least lease_ttl_ms rides out a lost node without a 503; it must stay below the load balancer's idle timeout."
+  type        = number
+  default     = 10000
+
+  validation {
+    condition     = var.node_request_timeout_ms >= 100 && var.node_request_timeout_ms <= 600000 && floor(var.node_request_timeout_ms) == var.node_request_timeout_ms
+    error_message = "node_request_timeout_ms must be a whole number of milliseconds from 100 to 600000."
   }
 }
 
@@ -354,8 +376,21 @@ variable "redis_url_secret_arn" {
   }
 }
 
+variable "master_key_secret" {
+  description = "The Secrets Manager secret holding TIDEMQ_MASTER_KEY, the base64 of 32 random bytes that access-key secrets are sealed under in the control plane: its ARN and, for a JSON secret, the key to take. Every gateway of a deployment must have the same one, and changing it makes every stored access key unreadable (docs/deploy.md, Secrets)."
+  type = object({
+    secret_arn = string
+    json_key   = optional(string)
+  })
+
+  validation {
+    condition     = can(regex("^arn:aws[a-z-]*:secretsmanager:", var.master_key_secret.secret_arn))
+    error_message = "master_key_secret.secret_arn must be a Secrets Manager secret ARN."
+  }
+}
+
 variable "secrets" {
-  description = "More settings injected from Secrets Manager: environment variable name => the secret's ARN and, for a JSON secret, the key to take. The admin credentials (TIDEMQ_ACCESS_KEY_ID, TIDEMQ_SECRET_ACCESS_KEY) and TIDEMQ_MASTER_KEY must be the same in every gateway."
+  description = "More settings injected from Secrets Manager: environment variable name => the secret's ARN and, for a JSON secret, the key to take. The admin credentials (TIDEMQ_ACCESS_KEY_ID, TIDEMQ_SECRET_ACCESS_KEY) must be the same in every gateway. TIDEMQ_REDIS_URL and TIDEMQ_MASTER_KEY have inputs of their own."
   type = map(object({
     secret_arn = string
     json_key   = optional(string)
@@ -365,9 +400,9 @@ variable "secrets" {
   validation {
     condition = alltrue([
       for key, secret in var.secrets :
-      can(regex("^TIDEMQ_[A-Z0-9_]+$", key)) && key != "TIDEMQ_REDIS_URL" && can(regex("^arn:aws[a-z-]*:secretsmanager:", secret.secret_arn))
+      can(regex("^TIDEMQ_[A-Z0-9_]+$", key)) && !contains(["TIDEMQ_REDIS_URL", "TIDEMQ_MASTER_KEY"], key) && can(regex("^arn:aws[a-z-]*:secretsmanager:", secret.secret_arn))
     ])
-    error_message = "secrets keys must be TIDEMQ_* settings other than TIDEMQ_REDIS_URL, each with a Secrets Manager secret ARN."
+    error_message = "secrets keys must be TIDEMQ_* settings other than TIDEMQ_REDIS_URL and TIDEMQ_MASTER_KEY (inputs of their own), each with a Secrets Manager secret ARN."
   }
 }
 
@@ -379,9 +414,12 @@ variable "environment" {
   validation {
     condition = alltrue([
       for key, value in var.environment :
-      can(regex("^TIDEMQ_[A-Z0-9_]+$", key)) && !contains(["TIDEMQ_HOST", "TIDEMQ_PORT", "TIDEMQ_DATA_DIR", "TIDEMQ_REDIS_URL", "TIDEMQ_PUBLIC_URL"], key)
+      can(regex("^TIDEMQ_[A-Z0-9_]+$", key)) && !contains([
+        "TIDEMQ_HOST", "TIDEMQ_PORT", "TIDEMQ_DATA_DIR", "TIDEMQ_REDIS_URL", "TIDEMQ_MASTER_KEY", "TIDEMQ_PUBLIC_URL",
+        "TIDEMQ_LEASE_TTL_MS", "TIDEMQ_NODE_REQUEST_TIMEOUT_MS", "TIDEMQ_LOG_FORMAT",
+      ], key)
     ])
-    error_message = "environment keys must be TIDEMQ_* settings other than TIDEMQ_HOST, TIDEMQ_PORT, TIDEMQ_DATA_DIR, TIDEMQ_REDIS_URL and TIDEMQ_PUBLIC_URL."
+    error_message = "environment keys must be TIDEMQ_* settings other than those the module derives: TIDEMQ_HOST, TIDEMQ_PORT, TIDEMQ_DATA_DIR, TIDEMQ_REDIS_URL, TIDEMQ_MASTER_KEY, TIDEMQ_PUBLIC_URL, TIDEMQ_LEASE_TTL_MS, TIDEMQ_NODE_REQUEST_TIMEOUT_MS and TIDEMQ_LOG_FORMAT."
   }
 }
 

@@ -3,6 +3,10 @@
 # partitions come from leases in the control plane and history lives in the archive, so
 # an instance can be replaced at any time. A termination lifecycle hook gives a node
 # the time to hand its partitions over before the instance goes.
+#
+# Two ports per node (docs/cluster.md): `node_port`, the node protocol the gateways
+# reach; `port`, HTTP for operators (/healthz, /readyz, /metrics), reached on the
+# instance by its liveness check and CloudWatch agent.
 
 data "aws_partition" "current" {}
 data "aws_region" "current" {}
@@ -26,11 +30,17 @@ locals {
 
   image_id = coalesce(var.ami_id, "resolve:ssm:/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-${var.architecture}")
 
-  # The node's settings (tidemq/settings.py); TIDEMQ_HOST and TIDEMQ_S3_REGION are added
-  # on the instance, which knows its address and region.
+  # The node's settings (tidemq/settings.py); TIDEMQ_NODE_ADDRESS and TIDEMQ_S3_REGION
+  # are added on the instance, which knows its private address and region (IMDSv2).
+  # It listens on every interface: the gateways reach the node protocol on the private
+  # address, the liveness check and the CloudWatch agent its HTTP on 127.0.0.1.
   environment = merge(
     {
+      TIDEMQ_HOST              = "0.0.0.0"
       TIDEMQ_PORT              = tostring(var.port)
+      TIDEMQ_NODE_PORT         = tostring(var.node_port)
+      TIDEMQ_LEASE_TTL_MS      = tostring(var.lease_ttl_ms)
+      TIDEMQ_LOG_FORMAT        = "json"
       TIDEMQ_DATA_DIR          = local.data_dir
       TIDEMQ_ARCHIVE_URL       = local.archive_url
       TIDEMQ_DURABILITY        = var.durability
@@ -92,34 +102,27 @@ resource "aws_security_group" "this" {
   }
 }
 
+# Nodes do not talk to each other: a partition changes hands through the control plane's
+# leases and the archive (docs/cluster.md), so no rule opens the nodes to one another.
 resource "aws_vpc_security_group_ingress_rule" "clients" {
   for_each = var.allowed_security_groups
 
   security_group_id            = aws_security_group.this.id
-  description                  = "TideMQ ${each.key} to the nodes"
+  description                  = "TideMQ ${each.key} to the nodes' node protocol"
   referenced_security_group_id = each.value
   ip_protocol                  = "tcp"
-  from_port                    = var.port
-  to_port                      = var.port
+  from_port                    = var.node_port
+  to_port                      = var.node_port
 
   tags = var.tags
 }
 
-resource "aws_vpc_security_group_ingress_rule" "nodes" {
-  security_group_id            = aws_security_group.this.id
-  description                  = "TideMQ nodes to each other (replication, handover)"
-  referenced_security_group_id = aws_security_group.this.id
-  ip_protocol                  = "tcp"
-  from_port                    = var.port
-  to_port                      = var.port
+resource "aws_vpc_security_group_ingress_rule" "metrics_scrapers" {
+  for_each = var.metrics_scraper_security_groups
 
-  tags = var.tags
-}
-
-resource "aws_vpc_security_group_egress_rule" "nodes" {
   security_group_id            = aws_security_group.this.id
-  description                  = "TideMQ nodes to each other (replication, handover)"
-  referenced_security_group_id = aws_security_group.this.id
+  description                  = "TideMQ ${each.key} to the nodes' HTTP (/healthz, /readyz, /metrics)"
+  referenced_security_group_id = each.value
   ip_protocol                  = "tcp"
   from_port                    = var.port
   to_port                      = var.port
@@ -267,6 +270,7 @@ resource "aws_launch_template" "this" {
   user_data = base64encode(templatefile("${path.module}/templates/user_data.sh.tftpl", {
     image                       = var.image
     port                        = var.port
+    node_port                   = var.node_port
     data_dir                    = local.data_dir
     environment                 = local.environment
     secrets                     = local.secrets
@@ -334,6 +338,14 @@ resource "aws_launch_template" "this" {
   }
 
   tags = var.tags
+
+  lifecycle {
+    precondition {
+      # The CloudWatch agent's scrape sends no token: with one, every scrape gets 401.
+      condition     = var.metrics_log_group_name == null || !contains(concat(keys(var.environment), keys(var.secrets)), "TIDEMQ_METRICS_TOKEN")
+      error_message = "TIDEMQ_METRICS_TOKEN cannot be set while the CloudWatch agent scrapes /metrics (metrics_log_group_name): its scrape sends no token. The HTTP port is reachable only from the instance and metrics_scraper_security_groups."
+    }
+  }
 }
 
 resource "aws_autoscaling_group" "this" {

@@ -29,8 +29,18 @@ output "launch_template_id" {
 }
 
 output "port" {
-  description = "TCP port of the nodes."
+  description = "TCP port of the nodes' HTTP for operators (TIDEMQ_PORT): /healthz, /readyz, /metrics."
   value       = var.port
+}
+
+output "node_port" {
+  description = "TCP port of the nodes' node protocol (TIDEMQ_NODE_PORT), which the gateways reach: the gateway module's storage_nodes_port."
+  value       = var.node_port
+}
+
+output "lease_ttl_ms" {
+  description = "TIDEMQ_LEASE_TTL_MS of the nodes: give the gateways the same (the gateway module's lease_ttl_ms)."
+  value       = var.lease_ttl_ms
 }
 
 output "archive_url" {

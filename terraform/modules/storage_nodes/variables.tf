@@ -78,7 +78,7 @@ variable "ami_id" {
 }
 
 variable "min_size" {
-  description = "Least number of nodes. Partitions are spread over the live nodes by rendezvous hashing; three nodes survive the loss of one with `replica` durability."
+  description = "Least number of nodes. Partitions are spread over the live nodes by rendezvous hashing; a lost node's partitions move to the others."
   type        = number
   default     = 3
 
@@ -100,7 +100,7 @@ variable "max_size" {
 }
 
 variable "desired_capacity" {
-  description = "Nodes to run. Adding nodes moves only the partitions that rendezvous hashing gives them."
+  description = "Nodes to run. A node added takes the partitions that have no live holder (new queues, a lost node's); partitions stay with their holder until it leaves."
   type        = number
   default     = 3
 
@@ -111,9 +111,9 @@ variable "desired_capacity" {
 }
 
 variable "port" {
-  description = "TCP port of the node (TIDEMQ_PORT): its node interface for the gateways and its /healthz, /readyz and /metrics."
+  description = "TCP port of the node's HTTP for operators (TIDEMQ_PORT): /healthz, /readyz and /metrics only. The on-instance liveness check and the CloudWatch agent reach it on 127.0.0.1; other scrapers need `metrics_scraper_security_groups`."
   type        = number
-  default     = 9324
+  default     = 9401
 
   validation {
     condition     = var.port >= 1024 && var.port <= 65535 && floor(var.port) == var.port
@@ -121,9 +121,42 @@ variable "port" {
   }
 }
 
+variable "node_port" {
+  description = "TCP port of the node protocol (TIDEMQ_NODE_PORT), the binary protocol the gateways send appends and reads over (docs/cluster.md). Opened to `allowed_security_groups`."
+  type        = number
+  default     = 9400
+
+  validation {
+    condition     = var.node_port >= 1024 && var.node_port <= 65535 && floor(var.node_port) == var.node_port
+    error_message = "node_port must be a whole number from 1024 to 65535."
+  }
+}
+
+variable "lease_ttl_ms" {
+  description = "TIDEMQ_LEASE_TTL_MS: a partition lease's and a node registration's time to live. A node stopped or cut off this long loses its partitions to another node. Give the gateways the same value (the module's output `lease_ttl_ms`)."
+  type        = number
+  default     = 10000
+
+  validation {
+    condition     = var.lease_ttl_ms >= 1000 && var.lease_ttl_ms <= 600000 && floor(var.lease_ttl_ms) == var.lease_ttl_ms
+    error_message = "lease_ttl_ms must be a whole number of milliseconds from 1000 to 600000."
+  }
+}
+
 variable "allowed_security_groups" {
-  description = "Security groups whose members may reach the nodes' port, by a label of your choice: the gateways'. The labels are map keys so that the rules plan before the groups exist. Nodes always reach each other (replication)."
+  description = "Security groups whose members may reach the nodes' node protocol port (`node_port`), by a label of your choice: the gateways'. The labels are map keys so that the rules plan before the groups exist."
   type        = map(string)
+}
+
+variable "metrics_scraper_security_groups" {
+  description = "Security groups whose members may reach the nodes' HTTP port (`port`: /healthz, /readyz, /metrics), such as a Prometheus server's, by a label of your choice. Empty: only the instance itself reaches it (its liveness check and CloudWatch agent)."
+  type        = map(string)
+  default     = {}
+
+  validation {
+    condition     = alltrue([for id in values(var.metrics_scraper_security_groups) : can(regex("^sg-[0-9a-f]+$", id))])
+    error_message = "metrics_scraper_security_groups values must be security group ids (sg-...)."
+  }
 }
 
 variable "control_plane_security_group_id" {
@@ -285,11 +318,12 @@ variable "environment" {
     condition = alltrue([
       for key, value in var.environment :
       can(regex("^TIDEMQ_[A-Z0-9_]+$", key)) && !strcontains(value, "\n") && !contains([
-        "TIDEMQ_HOST", "TIDEMQ_PORT", "TIDEMQ_DATA_DIR", "TIDEMQ_REDIS_URL", "TIDEMQ_ARCHIVE_URL",
-        "TIDEMQ_S3_REGION", "TIDEMQ_DURABILITY", "TIDEMQ_DISK_BUDGET_BYTES", "TIDEMQ_ARCHIVE_RETENTION_MS",
+        "TIDEMQ_HOST", "TIDEMQ_PORT", "TIDEMQ_NODE_PORT", "TIDEMQ_NODE_ADDRESS", "TIDEMQ_DATA_DIR",
+        "TIDEMQ_REDIS_URL", "TIDEMQ_ARCHIVE_URL", "TIDEMQ_S3_REGION", "TIDEMQ_DURABILITY",
+        "TIDEMQ_DISK_BUDGET_BYTES", "TIDEMQ_ARCHIVE_RETENTION_MS", "TIDEMQ_LEASE_TTL_MS", "TIDEMQ_LOG_FORMAT",
       ], key)
     ])
-    error_message = "environment keys must be TIDEMQ_* settings not derived by the module (host, port, data dir, Redis URL, archive URL, S3 region, durability, disk budget, archive retention), with single-line values."
+    error_message = "environment keys must be TIDEMQ_* settings not derived by the module (host, ports, node address, data dir, Redis URL, archive URL, S3 region, durability, disk budget, archive retention, lease TTL, log format), with single-line values."
   }
 }
 
@@ -311,7 +345,7 @@ variable "secrets" {
 }
 
 variable "termination_grace_period_s" {
-  description = "Seconds a terminating node has after SIGTERM to finish in-flight appends, hand its partitions over and release its leases, before it is killed. The termination lifecycle hook holds the instance this long plus a minute."
+  description = "Seconds a terminating node has after SIGTERM to finish in-flight appends, hand its partitions over and release its leases, before it is killed. The hand-over seals each partition's active segment and uploads what the archive lacks: at most one segment per partition (TIDEMQ_SEGMENT_BYTES, 128 MiB by default) plus any tiering backlog, so allow that many bytes at the instance's S3 upload rate. The termination lifecycle hook holds the instance this long plus a minute."
   type        = number
   default     = 300
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from storage_nodes.archive import layout
@@ -275,6 +276,9 @@ def test_the_disk_budget_turns_publishes_into_503_and_back(redis_url: str, tmp_p
         assert refused.response["ResponseMetadata"]["HTTPStatusCode"] == 503
         assert refused.response["Error"]["Code"] == "ServiceUnavailable"
         assert "disk budget" in refused.response["Error"]["Message"]
+        ready = httpx.get(f"{gateway.url}/readyz")
+        assert ready.status_code == 503
+        assert "disk budget" in ready.json()["reason"]
         archive.unlink()
         deadline = time.monotonic() + 60
         while True:
@@ -286,6 +290,7 @@ def test_the_disk_budget_turns_publishes_into_503_and_back(redis_url: str, tmp_p
                 time.sleep(0.2)
         bodies = [m["Body"] for m in _receive_all(sqs, url, len(accepted) + 1)]
         assert sorted(bodies) == sorted([*accepted, "after"])
+        assert httpx.get(f"{gateway.url}/readyz").status_code == 200
     finally:
         gateway.stop()
 

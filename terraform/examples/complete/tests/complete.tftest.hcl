@@ -51,6 +51,11 @@ run "the_whole_deployment_plans" {
     condition     = toset(keys(module.observability.alarm_names)) == toset(["queue-age", "tiering-lag", "dlq-orders-dlq", "gateway-5xx", "gateway-unhealthy-tasks", "control-plane-memory-tidemq-001", "control-plane-memory-tidemq-002", "nodes-in-service"])
     error_message = "Every alarm of the deployment is planned."
   }
+
+  assert {
+    condition     = output.storage_nodes_ports == { node = 9400, http = 9401 }
+    error_message = "The nodes serve the node protocol on 9400 and HTTP on 9401."
+  }
 }
 
 run "rejects_a_region_that_is_not_one" {

@@ -29,6 +29,7 @@ variables {
   control_plane_security_group_id = "sg-0123456789abcdef0"
   storage_nodes_security_group_id = "sg-0123456789abcdef1"
   redis_url_secret_arn            = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tidemq-control-plane-AbCdEf"
+  master_key_secret               = { secret_arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:tidemq-gateway-AbCdEf", json_key = "master_key" }
   log_group_name                  = "/tidemq/tidemq-test/gateways"
   metrics_log_group_name          = "/tidemq/tidemq-test/metrics"
 }
@@ -44,6 +45,32 @@ run "the_service_runs_tidemq_gateway" {
   assert {
     condition     = contains([for s in jsondecode(aws_ecs_task_definition.this.container_definitions)[0].secrets : s.valueFrom if s.name == "TIDEMQ_REDIS_URL"], "${var.redis_url_secret_arn}:url::")
     error_message = "TIDEMQ_REDIS_URL must come from the control plane's secret."
+  }
+
+  assert {
+    condition     = contains([for s in jsondecode(aws_ecs_task_definition.this.container_definitions)[0].secrets : s.valueFrom if s.name == "TIDEMQ_MASTER_KEY"], "${var.master_key_secret.secret_arn}:master_key::")
+    error_message = "TIDEMQ_MASTER_KEY must come from the master key's secret."
+  }
+
+  assert {
+    condition     = contains(jsondecode(aws_iam_role_policy.execution.policy).Statement[0].Resource, var.master_key_secret.secret_arn)
+    error_message = "The execution role must read the master key's secret."
+  }
+
+  assert {
+    condition = alltrue([
+      for setting in [
+        { name = "TIDEMQ_LEASE_TTL_MS", value = "10000" },
+        { name = "TIDEMQ_NODE_REQUEST_TIMEOUT_MS", value = "10000" },
+        { name = "TIDEMQ_LOG_FORMAT", value = "json" },
+      ] : contains(jsondecode(aws_ecs_task_definition.this.container_definitions)[0].environment, setting)
+    ])
+    error_message = "The lease TTL, node request timeout and JSON logs must be in the gateway's settings."
+  }
+
+  assert {
+    condition     = aws_vpc_security_group_egress_rule.tasks_to_nodes.from_port == 9400 && aws_vpc_security_group_egress_rule.tasks_to_nodes.referenced_security_group_id == var.storage_nodes_security_group_id
+    error_message = "The tasks reach the nodes' node protocol port."
   }
 
   assert {
@@ -127,6 +154,27 @@ run "rejects_a_short_idle_timeout" {
   }
 
   expect_failures = [var.idle_timeout_s]
+}
+
+run "rejects_the_master_key_among_other_secrets" {
+  command = plan
+
+  variables {
+    secrets = { TIDEMQ_MASTER_KEY = { secret_arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:other-AbCdEf" } }
+  }
+
+  expect_failures = [var.secrets]
+}
+
+run "rejects_a_node_timeout_past_the_idle_timeout" {
+  command = plan
+
+  variables {
+    idle_timeout_s          = 60
+    node_request_timeout_ms = 60000
+  }
+
+  expect_failures = [aws_ecs_service.this]
 }
 
 run "rejects_desired_below_min" {

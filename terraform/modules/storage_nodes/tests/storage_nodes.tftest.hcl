@@ -59,6 +59,61 @@ run "nodes_run_tidemq_node_with_their_settings" {
     condition     = strcontains(base64decode(aws_launch_template.this.user_data), "amazon-cloudwatch-agent-ctl")
     error_message = "With a metrics log group the CloudWatch agent scrapes /metrics."
   }
+
+  assert {
+    condition     = strcontains(base64decode(aws_launch_template.this.user_data), "TIDEMQ_NODE_ADDRESS=$private_ip:9400")
+    error_message = "The node registers the instance's private address and its node protocol port."
+  }
+
+  assert {
+    condition = alltrue([
+      for line in ["TIDEMQ_HOST=0.0.0.0", "TIDEMQ_PORT=9401", "TIDEMQ_NODE_PORT=9400", "TIDEMQ_LEASE_TTL_MS=10000", "TIDEMQ_LOG_FORMAT=json"] :
+      strcontains(base64decode(aws_launch_template.this.user_data), line)
+    ])
+    error_message = "The node's ports, lease TTL and JSON logs must be in its settings."
+  }
+
+  assert {
+    condition     = strcontains(base64decode(aws_launch_template.this.user_data), "http://127.0.0.1:9401/healthz")
+    error_message = "Liveness is /healthz on the node's HTTP port."
+  }
+}
+
+run "gateways_reach_the_node_protocol_only" {
+  command = plan
+
+  assert {
+    condition     = aws_vpc_security_group_ingress_rule.clients["gateways"].from_port == 9400 && aws_vpc_security_group_ingress_rule.clients["gateways"].to_port == 9400
+    error_message = "The gateways reach the node protocol port."
+  }
+
+  assert {
+    condition     = length(aws_vpc_security_group_ingress_rule.metrics_scrapers) == 0
+    error_message = "Without scrapers the HTTP port is reached from the instance only."
+  }
+}
+
+run "scrapers_reach_the_http_port" {
+  command = plan
+
+  variables {
+    metrics_scraper_security_groups = { prometheus = "sg-0123456789abcdef2" }
+  }
+
+  assert {
+    condition     = aws_vpc_security_group_ingress_rule.metrics_scrapers["prometheus"].from_port == 9401
+    error_message = "A scraper's group reaches the HTTP port."
+  }
+}
+
+run "rejects_a_metrics_token_the_agent_cannot_send" {
+  command = plan
+
+  variables {
+    environment = { TIDEMQ_METRICS_TOKEN = "scrape" }
+  }
+
+  expect_failures = [aws_launch_template.this]
 }
 
 run "volumes_are_encrypted_gp3_and_imds_v2_only" {
@@ -131,6 +186,16 @@ run "rejects_overriding_a_derived_setting" {
   }
 
   expect_failures = [var.environment]
+}
+
+run "rejects_a_short_lease" {
+  command = plan
+
+  variables {
+    lease_ttl_ms = 100
+  }
+
+  expect_failures = [var.lease_ttl_ms]
 }
 
 run "rejects_short_archive_retention" {
