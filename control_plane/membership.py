@@ -28,8 +28,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from redis.asyncio import Redis
-
 from control_plane import redis_keys, timed_scripts
 from control_plane.clock import Clock
 from control_plane.cluster_scripts import (
@@ -39,6 +37,7 @@ from control_plane.cluster_scripts import (
     REGISTER_NODE,
 )
 from control_plane.errors import redis_boundary
+from control_plane.redis_client import RedisClient
 from control_plane.redis_values import as_text
 
 
@@ -56,7 +55,7 @@ class NodeInfo:
 class Membership:
     """Registrations of storage nodes in Redis; every change is one atomic script."""
 
-    def __init__(self, redis: Redis, clock: Clock) -> None:
+    def __init__(self, redis: RedisClient, clock: Clock) -> None:
         self._redis = redis
         self._clock = clock
         self._register = timed_scripts.register(redis, "register_node", REGISTER_NODE)

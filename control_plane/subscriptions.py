@@ -20,12 +20,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import orjson
-from redis.asyncio import Redis
 
 from control_plane import redis_keys, timed_scripts
 from control_plane.arns import subscription_arn, topic_arn
 from control_plane.clock import Clock
 from control_plane.errors import NotFound, redis_boundary
+from control_plane.redis_client import RedisClient
 from control_plane.redis_values import as_text
 from control_plane.topic_scripts import (
     CONFIRM,
@@ -71,7 +71,7 @@ class SubscriptionInfo:
 
 
 class SubscriptionStore:
-    def __init__(self, redis: Redis, clock: Clock) -> None:
+    def __init__(self, redis: RedisClient, clock: Clock) -> None:
         self._redis = redis
         self._clock = clock
         self._subscribe = timed_scripts.register(redis, "subscribe", SUBSCRIBE)

@@ -16,7 +16,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import orjson
-from redis.asyncio import Redis
 
 from control_plane import redis_keys, timed_scripts
 from control_plane.accounts import AccountIndex
@@ -26,6 +25,7 @@ from control_plane.clock import Clock
 from control_plane.errors import InvalidParameter, NotFound, TagLimitExceeded, redis_boundary
 from control_plane.metadata_cache import MetadataCache, receivers_if_changed, wait_applied
 from control_plane.queue_scripts import TAG_QUEUE
+from control_plane.redis_client import RedisClient
 from control_plane.redis_values import as_text
 from control_plane.topic_scripts import CREATE_TOPIC, DELETE_TOPIC, SET_TOPIC_ATTRIBUTES
 
@@ -54,7 +54,9 @@ class TopicInfo:
 
 
 class TopicStore:
-    def __init__(self, redis: Redis, clock: Clock, cache: MetadataCache | None = None) -> None:
+    def __init__(
+        self, redis: RedisClient, clock: Clock, cache: MetadataCache | None = None
+    ) -> None:
         self._redis = redis
         self._clock = clock
         self._cache = cache or MetadataCache()
