@@ -173,10 +173,15 @@ class SubscriptionStore:
 
     async def confirm(self, topic: TopicInfo, token: str) -> SubscriptionInfo | None:
         """Confirms the subscription the token was sent for; None for an unknown token."""
+        tokens = redis_keys.confirmation_tokens(topic.account_id)
         with redis_boundary():
+            found = await self._redis.hget(tokens, token)
+            if found is None:
+                return None
+            subscription_id = as_text(found)
             confirmed = await self._confirm(
-                keys=[redis_keys.confirmation_tokens(topic.account_id)],
-                args=[token, redis_keys.subscription(topic.account_id, ""), topic.name],
+                keys=[tokens, redis_keys.subscription(topic.account_id, subscription_id)],
+                args=[token, subscription_id, topic.name],
             )
         if not confirmed:
             return None
