@@ -6,7 +6,9 @@ trips before any work, the largest fixed cost of a small request. Both change ra
 a gateway keeps what it read, under the name of the Redis key it read it from.
 
 Exactness: every script that changes a cached key also publishes "<nonce> <key name>" on
-`CHANNEL`, inside the script, and answers how many gateways received it. Each gateway
+`CHANNEL`, inside the script, and answers how many gateways received it (on a Redis
+Cluster, where PUBLISH counts one node's subscribers, the writer counts every node's:
+control_plane/acked_pubsub.py). Each gateway
 holds one subscription; it drops the named entry, then acknowledges by pushing to the
 list `tq:meta-ack:<nonce>`. Whoever made the change waits for those acknowledgements
 (`wait_applied`, at most ACK_WAIT_S: control_plane/acked_pubsub.py) before it

@@ -345,7 +345,7 @@ variable "storage_nodes_port" {
 }
 
 variable "redis_url_secret_arn" {
-  description = "ARN of the Secrets Manager secret whose JSON key `url` is the control plane's rediss:// URL (the control_plane module's connection_secret_arn), injected as TIDEMQ_REDIS_URL."
+  description = "ARN of the Secrets Manager secret whose JSON key `url` is the control plane's rediss:// (or rediss+cluster://) URL (the control_plane module's connection_secret_arn), injected as TIDEMQ_REDIS_URL."
   type        = string
 
   validation {
