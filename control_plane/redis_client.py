@@ -14,12 +14,14 @@ and cache invalidations travel on is counted across the cluster's nodes
 
 from __future__ import annotations
 
-from typing import TypeAlias
+import asyncio
+from typing import Any, TypeAlias
 from urllib.parse import urlsplit
 
 from redis.asyncio import BlockingConnectionPool, Redis, RedisCluster
 from redis.asyncio.client import PubSub
-from redis.exceptions import RedisClusterException, RedisError
+from redis.exceptions import MaxConnectionsError, RedisClusterException, RedisError
+from redis.typing import EncodableT
 
 RedisClient: TypeAlias = Redis | RedisCluster
 # What a client of either kind raises when Redis cannot serve a command: a cluster client
@@ -55,6 +57,36 @@ def check_url(url: str) -> str:
     return url
 
 
+class QueuedRedisCluster(RedisCluster):
+    """A cluster client whose commands wait their turn when `max_commands` are running.
+
+    redis-py's cluster client keeps a pool per node that fails at once when it is empty
+    (MaxConnectionsError) where a BlockingConnectionPool would wait, so a burst of long
+    polls on a cluster was answered 503 where one Redis absorbed it. Every command (and
+    so every script) goes through `execute_command`; taking a turn there bounds the
+    connections each node's pool needs by the number of turns.
+    """
+
+    def __init__(self, *args: Any, max_commands: int, turn_wait_s: float, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._turns = asyncio.Semaphore(max_commands)
+        self._turn_wait_s = turn_wait_s
+
+    async def execute_command(self, *args: EncodableT, **kwargs: Any) -> Any:
+        turns = self._turns
+        try:
+            async with asyncio.timeout(self._turn_wait_s):
+                await turns.acquire()
+        except TimeoutError:
+            raise MaxConnectionsError(
+                f"no connection to the Redis Cluster came free in {self._turn_wait_s:.0f} s"
+            ) from None
+        try:
+            return await super().execute_command(*args, **kwargs)
+        finally:
+            turns.release()
+
+
 def open_redis(
     url: str,
     *,
@@ -69,18 +101,22 @@ def open_redis(
     after the write, and the cancelled task carries on (a long poll being stopped keeps
     polling). Connecting stays bounded; TCP keepalive finds a dead Redis.
 
-    One server: a blocking pool of `max_connections`, where past the limit a command
-    waits up to `pool_wait_s` for a connection to come back instead of failing at once.
-    A cluster: `max_connections` to each node; redis-py's cluster client cannot wait for
-    one, so past the limit a command fails (ControlPlaneUnavailable, a 503).
+    At most `max_connections` commands at once (to each node of a cluster); past the
+    limit a command waits up to `pool_wait_s` for one to finish instead of failing at
+    once, so a burst of requests is absorbed rather than answered 503. One server: a
+    blocking connection pool. A cluster: QueuedRedisCluster.
     """
     check_url(url)
     parts = urlsplit(url)
     if parts.scheme in _CLUSTER_SCHEMES:
         plain = parts._replace(scheme=_CLUSTER_SCHEMES[parts.scheme], path="").geturl()
-        return RedisCluster.from_url(
+        return QueuedRedisCluster.from_url(
             plain,
-            max_connections=max_connections,
+            max_commands=max_connections,
+            turn_wait_s=pool_wait_s,
+            # Room beyond the queue's turns for pipelines, which take their connections
+            # without a turn.
+            max_connections=2 * max_connections,
             socket_timeout=None,
             socket_connect_timeout=socket_connect_timeout_s,
         )

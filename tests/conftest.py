@@ -4,7 +4,8 @@
   `redis_url` gives each test an empty database on it.
 - `redis_cluster`: a Redis Cluster of three masters from the same binary, for the whole
   run (started by the first test that asks for it); `redis_cluster_url` empties it. The
-  control plane's tests run on both (tests/control_plane/conftest.py).
+  control plane's tests run on both (tests/control_plane/conftest.py); the rest run on
+  the cluster with TIDEMQ_TEST_REDIS=cluster in the environment.
 - `s3_endpoint`: moto's S3 server, in-process on its own port, for the whole run.
 - `s3_server`: moto's S3 server as a child process (`python -m moto.server`) on its own
   port, for the whole run: what the archive's tests talk to, over real HTTP, so nothing
@@ -73,10 +74,14 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServ
 
 
 @pytest.fixture
-def redis_url(redis_server: RedisServer) -> str:
-    """An empty database on the session's Redis."""
-    flush_all(redis_server.url)
-    return redis_server.url
+def redis_url(request: pytest.FixtureRequest) -> str:
+    """An empty database on the session's Redis; on its Redis Cluster instead when the
+    environment says TIDEMQ_TEST_REDIS=cluster (the gateways' tests then run on one)."""
+    if os.environ.get("TIDEMQ_TEST_REDIS") == "cluster":
+        return str(request.getfixturevalue("redis_cluster_url"))
+    server: RedisServer = request.getfixturevalue("redis_server")
+    flush_all(server.url)
+    return server.url
 
 
 @pytest.fixture(scope="session")

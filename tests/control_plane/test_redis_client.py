@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from redis.asyncio import Redis, RedisCluster
 
@@ -38,5 +40,26 @@ async def test_an_unreachable_cluster_is_unavailable_not_a_crash() -> None:
     try:
         with pytest.raises(ControlPlaneUnavailable, match="cannot be connected"), redis_boundary():
             await client.get("tq:probe")
+    finally:
+        await client.aclose()
+
+
+async def test_commands_past_the_limit_wait_their_turn(redis_url: str) -> None:
+    client = open_redis(redis_url, max_connections=2, pool_wait_s=5)
+    try:
+        counts = await asyncio.gather(*(client.incr("tq:count") for _ in range(50)))
+    finally:
+        await client.aclose()
+    assert sorted(counts) == list(range(1, 51))
+
+
+async def test_a_command_that_gets_no_turn_in_time_is_unavailable(redis_url: str) -> None:
+    client = open_redis(redis_url, max_connections=1, pool_wait_s=0.2)
+    try:
+        holding = asyncio.create_task(client.blpop(["tq:nothing"], timeout=1))
+        await asyncio.sleep(0.1)
+        with pytest.raises(ControlPlaneUnavailable), redis_boundary():
+            await client.get("tq:probe")
+        assert await holding is None
     finally:
         await client.aclose()
