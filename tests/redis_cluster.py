@@ -100,13 +100,26 @@ def _is_ready(info: dict[str, object], masters: int) -> bool:
 
 def flush_all(redis_url: str) -> None:
     """Empties the Redis of `redis_url`, one server or every master of a cluster."""
-    client: redis.Redis | redis.RedisCluster
-    if is_cluster_url(redis_url):
-        parts = urlsplit(redis_url)
-        client = redis.RedisCluster(host=parts.hostname or "127.0.0.1", port=parts.port or 6379)
-    else:
-        client = redis.Redis.from_url(redis_url)
+    client = _client(redis_url)
     try:
         client.flushall()  # on a cluster, redis-py sends it to every master
     finally:
         client.close()
+
+
+def key_count(redis_url: str) -> int:
+    """How many keys the Redis of `redis_url` holds (on all masters of a cluster)."""
+    client = _client(redis_url)
+    try:
+        if isinstance(client, redis.RedisCluster):
+            return int(client.dbsize(target_nodes=redis.RedisCluster.PRIMARIES))
+        return int(client.dbsize())
+    finally:
+        client.close()
+
+
+def _client(redis_url: str) -> redis.Redis | redis.RedisCluster:
+    if is_cluster_url(redis_url):
+        parts = urlsplit(redis_url)
+        return redis.RedisCluster(host=parts.hostname or "127.0.0.1", port=parts.port or 6379)
+    return redis.Redis.from_url(redis_url)
