@@ -28,14 +28,13 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from redis.asyncio import Redis
-
 from control_plane import timed_scripts
 from control_plane.access_key_scripts import CREATE_KEY, PUT_KEY, REVOKE_KEY
 from control_plane.acked_pubsub import new_nonce
 from control_plane.clock import Clock
 from control_plane.errors import InvalidAccessKey, SecretUnreadable, redis_boundary
 from control_plane.metadata_cache import MetadataCache, receivers_if_changed, wait_applied
+from control_plane.redis_client import RedisClient
 from control_plane.redis_values import as_bytes, as_text
 from control_plane.secret_box import SecretBox, fingerprint
 
@@ -98,7 +97,7 @@ class AccessKeys:
     """The access keys of every account."""
 
     def __init__(
-        self, redis: Redis, clock: Clock, box: SecretBox, cache: MetadataCache | None = None
+        self, redis: RedisClient, clock: Clock, box: SecretBox, cache: MetadataCache | None = None
     ) -> None:
         """`cache`: the gateway's metadata cache; without one every lookup reads Redis."""
         self._redis = redis

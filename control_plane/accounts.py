@@ -15,17 +15,16 @@ at once add the same members; the marker is set only after a whole scan.
 
 from __future__ import annotations
 
-from redis.asyncio import Redis
-
 from control_plane import redis_keys
 from control_plane.errors import redis_boundary
+from control_plane.redis_client import RedisClient
 from control_plane.redis_values import as_text
 
 _SCAN_PAGE = 1_000
 
 
 class AccountIndex:
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: RedisClient) -> None:
         self._redis = redis
         self._complete = False  # the marker was seen (or set) by this process
 

@@ -30,8 +30,6 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from redis.asyncio import Redis
-
 from control_plane import timed_scripts
 from control_plane.access_keys import DEFAULT_ACCOUNT_ID
 from control_plane.acked_pubsub import new_nonce
@@ -43,6 +41,7 @@ from control_plane.metadata_cache import (
     return_invalidating,
     wait_applied,
 )
+from control_plane.redis_client import RedisClient
 from control_plane.redis_values import as_text
 
 log = logging.getLogger(__name__)
@@ -115,7 +114,9 @@ class IssuedToken:
 
 
 class BearerTokens:
-    def __init__(self, redis: Redis, clock: Clock, cache: MetadataCache | None = None) -> None:
+    def __init__(
+        self, redis: RedisClient, clock: Clock, cache: MetadataCache | None = None
+    ) -> None:
         """`cache`: the gateway's metadata cache; without one every lookup reads Redis."""
         self._redis = redis
         self._clock = clock

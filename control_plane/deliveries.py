@@ -17,8 +17,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from redis.asyncio import Redis
-
 from control_plane import timed_scripts
 from control_plane.clock import Clock
 from control_plane.delivery_scripts import (
@@ -34,6 +32,7 @@ from control_plane.delivery_scripts import (
 from control_plane.errors import OverLimit, redis_boundary
 from control_plane.fifo_scripts import CLAIM_FIFO, DEDUPLICATE, REGISTER_FIFO
 from control_plane.receipts import Receipt, ReceiptSigner, invalid_receipt_error
+from control_plane.redis_client import RedisClient
 from control_plane.redis_keys import SubscriptionKeys
 from control_plane.redis_values import as_text
 
@@ -104,7 +103,7 @@ class Registered:
 
 
 class Deliveries:
-    def __init__(self, redis: Redis, clock: Clock, signer: ReceiptSigner) -> None:
+    def __init__(self, redis: RedisClient, clock: Clock, signer: ReceiptSigner) -> None:
         self._redis = redis
         self._clock = clock
         self._signer = signer

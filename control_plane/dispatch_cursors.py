@@ -11,10 +11,9 @@ what the first delivered meanwhile is at worst delivered again (at least once).
 
 from __future__ import annotations
 
-from redis.asyncio import Redis
-
 from control_plane import timed_scripts
 from control_plane.errors import redis_boundary
+from control_plane.redis_client import RedisClient
 from control_plane.redis_keys import SubscriptionKeys
 
 HOLD = """
@@ -44,7 +43,7 @@ return 1
 
 
 class DispatchCursors:
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: RedisClient) -> None:
         self._redis = redis
         self._hold = timed_scripts.register(redis, "hold", HOLD)
         self._advance = timed_scripts.register(redis, "advance", ADVANCE)

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from redis.exceptions import RedisError
+from control_plane.redis_client import REDIS_ERRORS
 
 
 class ControlPlaneError(Exception):
@@ -155,5 +155,5 @@ def redis_boundary() -> Iterator[None]:
     """Translates Redis client errors into ControlPlaneUnavailable, keeping the cause."""
     try:
         yield
-    except RedisError as exc:
+    except REDIS_ERRORS as exc:
         raise ControlPlaneUnavailable(f"control plane unavailable: {exc}") from exc

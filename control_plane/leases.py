@@ -47,8 +47,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from redis.asyncio import Redis
-
 from control_plane import redis_keys, timed_scripts
 from control_plane.clock import Clock
 from control_plane.cluster_scripts import (
@@ -59,6 +57,7 @@ from control_plane.cluster_scripts import (
     RENEW_LEASE,
 )
 from control_plane.errors import redis_boundary
+from control_plane.redis_client import RedisClient
 from control_plane.redis_values import as_text
 
 
@@ -77,7 +76,7 @@ class Lease:
 class Leases:
     """Partition leases in Redis; each operation is one atomic script."""
 
-    def __init__(self, redis: Redis, clock: Clock) -> None:
+    def __init__(self, redis: RedisClient, clock: Clock) -> None:
         self._redis = redis
         self._clock = clock
         self._acquire = timed_scripts.register(redis, "acquire_lease", ACQUIRE_LEASE)

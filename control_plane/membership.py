@@ -29,8 +29,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from redis.asyncio import Redis
-
 from control_plane import redis_keys, timed_scripts
 from control_plane.clock import Clock
 from control_plane.cluster_scripts import (
@@ -40,6 +38,7 @@ from control_plane.cluster_scripts import (
     REGISTER_NODE,
 )
 from control_plane.errors import redis_boundary
+from control_plane.redis_client import RedisClient
 from control_plane.redis_values import as_text
 
 
@@ -65,7 +64,7 @@ class Membership:
     """Registrations of storage nodes (or, with `role="gateway"`, of gateways, kept
     apart) in Redis; every change is one atomic script."""
 
-    def __init__(self, redis: Redis, clock: Clock, role: Role = "node") -> None:
+    def __init__(self, redis: RedisClient, clock: Clock, role: Role = "node") -> None:
         self._redis = redis
         self._clock = clock
         self._keys = _KEYS[role]

@@ -6,7 +6,9 @@ trips before any work, the largest fixed cost of a small request. Both change ra
 a gateway keeps what it read, under the name of the Redis key it read it from.
 
 Exactness: every script that changes a cached key also publishes "<nonce> <key name>" on
-`CHANNEL`, inside the script, and answers how many gateways received it. Each gateway
+`CHANNEL`, inside the script, and answers how many gateways received it (on a Redis
+Cluster, where PUBLISH counts one node's subscribers, the writer counts every node's:
+control_plane/acked_pubsub.py). Each gateway
 holds one subscription; it drops the named entry, then acknowledges by pushing to the
 list `tq:meta-ack:<nonce>`. Whoever made the change waits for those acknowledgements
 (`wait_applied`, at most ACK_WAIT_S: control_plane/acked_pubsub.py) before it
@@ -32,10 +34,9 @@ import logging
 from collections import OrderedDict
 from contextlib import suppress
 
-from redis.asyncio import Redis
-from redis.exceptions import RedisError
-
+from control_plane import acked_pubsub
 from control_plane.acked_pubsub import acknowledge, wait_acknowledged
+from control_plane.redis_client import REDIS_ERRORS, RedisClient, open_pubsub
 from control_plane.redis_values import as_text
 
 log = logging.getLogger(__name__)
@@ -62,10 +63,12 @@ def receivers_if_changed(result: object) -> int | None:
     return None
 
 
-async def wait_applied(redis: Redis, nonce: str, receivers: int) -> None:
-    """Returns once `receivers` gateways applied the invalidation tagged `nonce`, or after
-    ACK_WAIT_S without one of them (logged: that gateway's subscription is broken)."""
-    await wait_acknowledged(redis, ACK_PREFIX + nonce, receivers, f"metadata invalidation {nonce}")
+async def wait_applied(redis: RedisClient, nonce: str, receivers: int) -> None:
+    """Returns once the gateways that got the invalidation tagged `nonce` (`receivers`,
+    as its script's PUBLISH counted them) applied it, or after ACK_WAIT_S without one of
+    them (logged: that gateway's subscription is broken)."""
+    reached = await acked_pubsub.receivers(redis, CHANNEL, receivers)
+    await wait_acknowledged(redis, ACK_PREFIX + nonce, reached, f"metadata invalidation {nonce}")
 
 
 class MetadataCache:
@@ -107,7 +110,7 @@ class MetadataCache:
         self._generation += 1
         self._entries.clear()
 
-    async def start(self, redis: Redis) -> None:
+    async def start(self, redis: RedisClient) -> None:
         """Subscribes to the invalidations; returns once subscribed (or once the first
         attempt failed: the cache then reads through until a retry succeeds)."""
         attempted = asyncio.Event()
@@ -123,15 +126,15 @@ class MetadataCache:
             with suppress(asyncio.CancelledError):
                 await task
 
-    async def _apply(self, redis: Redis, message: str) -> None:
+    async def _apply(self, redis: RedisClient, message: str) -> None:
         nonce, _, key = message.partition(" ")
         self.invalidate(key)
         await acknowledge(redis, ACK_PREFIX + nonce)
 
-    async def _subscribe(self, redis: Redis, attempted: asyncio.Event) -> None:
+    async def _subscribe(self, redis: RedisClient, attempted: asyncio.Event) -> None:
         while True:
             try:
-                async with redis.pubsub() as pubsub:
+                async with await open_pubsub(redis) as pubsub:
                     await pubsub.subscribe(CHANNEL)
                     # Whatever changed while no subscription was listening is unknown:
                     # start empty.
@@ -141,7 +144,7 @@ class MetadataCache:
                     async for message in pubsub.listen():
                         if message.get("type") == "message":
                             await self._apply(redis, as_text(message["data"]))
-            except (RedisError, OSError):
+            except (*REDIS_ERRORS, OSError):
                 log.warning("metadata invalidations lost; reading through for %.0f s", _RETRY_S)
             finally:
                 self._live = False

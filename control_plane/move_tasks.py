@@ -18,11 +18,11 @@ from dataclasses import asdict, dataclass, replace
 from typing import Literal, cast
 
 import orjson
-from redis.asyncio import Redis
 
 from control_plane import redis_keys, timed_scripts
 from control_plane.clock import Clock
 from control_plane.errors import InvalidParameterValue, ResourceNotFound, redis_boundary
+from control_plane.redis_client import RedisClient
 
 Status = Literal["RUNNING", "COMPLETED", "CANCELLING", "CANCELLED", "FAILED"]
 MAX_LISTED = 10
@@ -98,7 +98,7 @@ def parse_handle(handle: str) -> tuple[str, str, str]:
 
 
 class MoveTaskStore:
-    def __init__(self, redis: Redis, clock: Clock) -> None:
+    def __init__(self, redis: RedisClient, clock: Clock) -> None:
         self._redis = redis
         self._clock = clock
         self._start = timed_scripts.register(redis, "start_task", START_TASK)

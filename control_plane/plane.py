@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from redis.asyncio import BlockingConnectionPool, Redis
-
 from control_plane import redis_keys
 from control_plane.accounts import AccountIndex
 from control_plane.clock import Clock, SystemClock
@@ -15,19 +13,21 @@ from control_plane.metadata_cache import MetadataCache
 from control_plane.move_tasks import MoveTaskStore
 from control_plane.queues import QueueStore
 from control_plane.receipts import ReceiptSigner, new_signing_key
+from control_plane.redis_client import RedisClient, open_redis
 from control_plane.redis_values import as_bytes
 from control_plane.subscriptions import SubscriptionStore
 from control_plane.topics import TopicStore
 from control_plane.wakeups import WakeUps
 
-# Connections to Redis per process. Redis serves commands one at a time, so more would
-# only queue there instead of here; each is held for one round trip.
+# Connections to Redis per process (to each node of a cluster). Redis serves commands one
+# at a time, so more would only queue there instead of here; each is held for one round
+# trip.
 MAX_CONNECTIONS = 64
 POOL_WAIT_S = 10.0
 
 
 class ControlPlane:
-    def __init__(self, redis: Redis, clock: Clock, signer: ReceiptSigner) -> None:
+    def __init__(self, redis: RedisClient, clock: Clock, signer: ReceiptSigner) -> None:
         self.redis = redis
         self.clock = clock
         # Filled only once `connect` has subscribed to its invalidations.
@@ -48,25 +48,9 @@ class ControlPlane:
 
         The first gateway to start creates the key (SET NX); the rest read it.
         """
-        # No socket_timeout (redis-py 8 defaults it to 5 s): with one, every command is
-        # sent under asyncio.wait_for, which on Python 3.11 loses a cancellation that
-        # arrives just after the write, and the cancelled task carries on (a long poll
-        # being stopped keeps polling). Connecting stays bounded; TCP keepalive finds a
-        # dead Redis.
-        #
-        # A blocking pool: past MAX_CONNECTIONS a command waits (up to POOL_WAIT_S) for a
-        # connection to come back instead of failing at once, so a burst of requests is
-        # absorbed rather than answered 503. A long poll holds none while it waits: it
-        # waits on in-process wake-ups (wakeups.py), and each command returns its
-        # connection when it is answered.
-        pool = BlockingConnectionPool.from_url(
-            redis_url,
-            max_connections=MAX_CONNECTIONS,
-            timeout=POOL_WAIT_S,
-            socket_timeout=None,
-            socket_connect_timeout=5,
-        )
-        redis = Redis.from_pool(pool)
+        # A long poll holds no connection while it waits: it waits on in-process
+        # wake-ups (wakeups.py), and each command returns its connection when answered.
+        redis = open_redis(redis_url, max_connections=MAX_CONNECTIONS, pool_wait_s=POOL_WAIT_S)
         try:
             with redis_boundary():
                 await redis.set(redis_keys.RECEIPT_KEY, new_signing_key(), nx=True)

@@ -13,15 +13,15 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 import orjson
-from redis.asyncio import Redis
 
 from control_plane import redis_keys
 from control_plane.errors import redis_boundary
 from control_plane.membership import Role
+from control_plane.redis_client import RedisClient
 
 
 class ProcessReports:
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: RedisClient) -> None:
         self._redis = redis
 
     async def publish(self, role: Role, process_id: str, report: Mapping[str, Any]) -> None:

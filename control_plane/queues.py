@@ -18,7 +18,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import orjson
-from redis.asyncio import Redis
 
 from control_plane import redis_keys, timed_scripts
 from control_plane.accounts import AccountIndex
@@ -52,6 +51,7 @@ from control_plane.queue_policy import add_permission, remove_permission
 from control_plane.queue_scripts import CREATE_QUEUE, DELETE_QUEUE, SET_ATTRIBUTES, TAG_QUEUE
 from control_plane.queue_settings import QueueSettings, parse_settings
 from control_plane.queue_tags import MAX_TAGS, check_tag_keys, check_tags, too_many_tags
+from control_plane.redis_client import RedisClient
 from control_plane.redis_values import as_text
 
 DELETED_NAME_RESERVED_MS = 60_000
@@ -86,7 +86,9 @@ class QueueInfo:
 
 
 class QueueStore:
-    def __init__(self, redis: Redis, clock: Clock, cache: MetadataCache | None = None) -> None:
+    def __init__(
+        self, redis: RedisClient, clock: Clock, cache: MetadataCache | None = None
+    ) -> None:
         """`cache`: the gateway's metadata cache; without one every lookup reads Redis."""
         self._redis = redis
         self._clock = clock

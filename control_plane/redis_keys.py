@@ -1,8 +1,27 @@
 """The Redis key schema, in one place (documented in docs/control-plane.md).
 
-Every key of one subscription carries the same hash tag `{s:<stream id>}` and every key
-of one account's queue catalogue the tag `{a:<account id>}`, so each Lua script touches a
-single hash slot and runs unchanged on Redis Cluster.
+The rule that lets the same code run on one Redis and on a Redis Cluster: every Lua
+script, and every MULTI transaction, touches keys of one hash slot only, all of them
+passed in KEYS (a script never builds a key name: on a cluster a key it was not given
+may live on another node). The slot is chosen by a hash tag, after what the keys are
+about:
+
+- `{s:<subscription id>}`: one subscription's delivery state (a queue's implicit
+  subscription has the stream's id), and a stream's partition leases. Claims, deletes
+  and delays, the hot path, touch only these, so subscriptions spread over the nodes.
+- `{a:<account id>}`: one account's catalogues, which scripts change together: queues
+  with their tags and dead-letter sources (a dead-letter queue is of the same account),
+  topics with their subscriptions (a subscription lives in its topic owner's slot,
+  whatever its endpoint), and move tasks.
+- `{auth}` (access_keys.py, bearer_tokens.py), `{nodes}` (membership) and `{push}`:
+  small deployment-wide sets, each in one slot.
+- No tag: single keys (the receipt and signing keys, the writer epoch, the account
+  index) that no script or transaction shares with another key.
+
+An operation that must change keys of two slots (creating a queue and adding its account
+to ACCOUNTS; deleting a queue and then its subscription's keys) is two steps, ordered so
+that a crash between them leaves unreachable keys, never a half-visible object.
+tests/control_plane/test_every_script_on_a_cluster.py runs every script on a cluster.
 """
 
 from __future__ import annotations

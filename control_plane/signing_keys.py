@@ -43,9 +43,9 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
-from redis.asyncio import Redis
 
 from control_plane.errors import SecretUnreadable, redis_boundary
+from control_plane.redis_client import RedisClient
 from control_plane.redis_keys import SNS_SIGNING_KEY
 from control_plane.redis_values import as_bytes
 from control_plane.secret_box import SNS_SIGNING_KEYS, SecretBox
@@ -112,7 +112,7 @@ def generate(now: datetime.datetime | None = None) -> SigningKey:
     return _signing_key(private_key, certificate)
 
 
-async def load_or_create(redis: Redis, master_key: bytes) -> SigningKey:
+async def load_or_create(redis: RedisClient, master_key: bytes) -> SigningKey:
     """The deployment's signing key: the stored one, else a new one stored now (or, if
     another gateway stored one meanwhile, that one).
 

@@ -20,12 +20,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import orjson
-from redis.asyncio import Redis
 
 from control_plane import redis_keys, timed_scripts
 from control_plane.arns import subscription_arn, topic_arn
 from control_plane.clock import Clock
 from control_plane.errors import NotFound, redis_boundary
+from control_plane.redis_client import RedisClient
 from control_plane.redis_values import as_text
 from control_plane.topic_scripts import (
     CONFIRM,
@@ -71,7 +71,7 @@ class SubscriptionInfo:
 
 
 class SubscriptionStore:
-    def __init__(self, redis: Redis, clock: Clock) -> None:
+    def __init__(self, redis: RedisClient, clock: Clock) -> None:
         self._redis = redis
         self._clock = clock
         self._subscribe = timed_scripts.register(redis, "subscribe", SUBSCRIBE)
@@ -173,10 +173,15 @@ class SubscriptionStore:
 
     async def confirm(self, topic: TopicInfo, token: str) -> SubscriptionInfo | None:
         """Confirms the subscription the token was sent for; None for an unknown token."""
+        tokens = redis_keys.confirmation_tokens(topic.account_id)
         with redis_boundary():
+            found = await self._redis.hget(tokens, token)
+            if found is None:
+                return None
+            subscription_id = as_text(found)
             confirmed = await self._confirm(
-                keys=[redis_keys.confirmation_tokens(topic.account_id)],
-                args=[token, redis_keys.subscription(topic.account_id, ""), topic.name],
+                keys=[tokens, redis_keys.subscription(topic.account_id, subscription_id)],
+                args=[token, subscription_id, topic.name],
             )
         if not confirmed:
             return None

@@ -13,9 +13,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from prometheus_client import Histogram
-from redis.asyncio import Redis
 from redis.commands.core import AsyncScript
 from redis.typing import EncodableT, KeyT
+
+from control_plane.redis_client import RedisClient
 
 # From 100 us (a script over a few keys, on loopback) to 1 s (a purge of a large queue).
 _SCRIPT_BUCKETS_S = (
@@ -48,6 +49,6 @@ class TimedScript:
             self._seconds.observe(time.perf_counter() - started_s)
 
 
-def register(redis: Redis, name: str, source: str) -> TimedScript:
+def register(redis: RedisClient, name: str, source: str) -> TimedScript:
     """`redis.register_script(source)`, timed under the label `name`."""
     return TimedScript(redis.register_script(source), name)

@@ -2,6 +2,8 @@
 
 Each script names its keys (all in one account's hash slot: a topic and its
 subscriptions live in the topic owner's slot), its arguments and what it returns. A
+script touches only the keys it is given: the keys of subscriptions found in an index
+are read by the caller first, and the script checks the index has not changed since. A
 script that changes what gateways cache of a topic publishes the invalidation itself
 (control_plane/metadata_cache.py). Tags use the queue catalogue's TAG_QUEUE script, which
 works on any metadata hash with a `stream_id`.
@@ -27,24 +29,28 @@ return 1
 DELETE_TOPIC = f"""
 -- KEYS[1] catalogue, KEYS[2] metadata, KEYS[3] tags, KEYS[4] the topic's subscription
 -- ids, KEYS[5] its endpoints, KEYS[6] the account's subscription ids,
--- KEYS[7] confirmation tokens
+-- KEYS[7] confirmation tokens, KEYS[8..] the hash of each subscription in ARGV[4..]
 -- ARGV[1] name, ARGV[2] the stream id the caller looked up, ARGV[3] nonce,
--- ARGV[4] the prefix of a subscription's key (the id follows)
--- returns 0 if the topic was gone or re-created meanwhile, else
+-- ARGV[4..] the ids of the topic's subscriptions, as the caller read them
+-- returns 0 if the topic was gone or re-created meanwhile, -1 if its subscriptions are
+-- no longer those the caller read (nothing changed: read them again), else
 -- {{gateways that got the invalidation, the ids of the subscriptions deleted...}}
 if redis.call('HGET', KEYS[2], 'stream_id') ~= ARGV[2] then return 0 end
-local ids = redis.call('ZRANGE', KEYS[4], 0, -1)
-for _, id in ipairs(ids) do
-  local key = ARGV[4] .. id
+if redis.call('ZCARD', KEYS[4]) ~= #ARGV - 3 then return -1 end
+for i = 4, #ARGV do
+  if not redis.call('ZSCORE', KEYS[4], ARGV[i]) then return -1 end
+end
+for i = 4, #ARGV do
+  local key = KEYS[i + 4]
   local token = redis.call('HGET', key, 'token')
   if token then redis.call('HDEL', KEYS[7], token) end
   redis.call('DEL', key)
-  redis.call('ZREM', KEYS[6], id)
+  redis.call('ZREM', KEYS[6], ARGV[i])
 end
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5])
 redis.call('ZREM', KEYS[1], ARGV[1])
 local receivers = redis.call('PUBLISH', '{CHANNEL}', ARGV[3] .. ' ' .. KEYS[2])
-return {{receivers, unpack(ids)}}
+return {{receivers, unpack(ARGV, 4)}}
 """
 
 SET_TOPIC_ATTRIBUTES = """
@@ -93,17 +99,16 @@ return 1
 """
 
 CONFIRM = """
--- KEYS[1] confirmation tokens
--- ARGV[1] token, ARGV[2] the prefix of a subscription's key (the id follows),
--- ARGV[3] the topic name the token must be for
--- returns the subscription id confirmed (or confirmed before), or false for an unknown
--- token or one of another topic
-local id = redis.call('HGET', KEYS[1], ARGV[1])
-if not id then return false end
-local key = ARGV[2] .. id
-if redis.call('HGET', key, 'topic') ~= ARGV[3] then return false end
-redis.call('HSET', key, 'pending', '0')
-return id
+-- KEYS[1] confirmation tokens, KEYS[2] the hash of the subscription the caller found the
+-- token names
+-- ARGV[1] token, ARGV[2] that subscription's id, ARGV[3] the topic name the token must
+-- be for
+-- returns the subscription id confirmed (or confirmed before), or false for a token that
+-- names no subscription (any more) or one of another topic
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return false end
+if redis.call('HGET', KEYS[2], 'topic') ~= ARGV[3] then return false end
+redis.call('HSET', KEYS[2], 'pending', '0')
+return ARGV[2]
 """
 
 SET_SUBSCRIPTION_ATTRIBUTES = """

@@ -14,22 +14,31 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import orjson
-from redis.asyncio import Redis
 
 from control_plane import redis_keys, timed_scripts
 from control_plane.accounts import AccountIndex
 from control_plane.acked_pubsub import new_nonce
 from control_plane.arns import topic_arn
 from control_plane.clock import Clock
-from control_plane.errors import InvalidParameter, NotFound, TagLimitExceeded, redis_boundary
+from control_plane.errors import (
+    ControlPlaneUnavailable,
+    InvalidParameter,
+    NotFound,
+    TagLimitExceeded,
+    redis_boundary,
+)
 from control_plane.metadata_cache import MetadataCache, receivers_if_changed, wait_applied
 from control_plane.queue_scripts import TAG_QUEUE
+from control_plane.redis_client import RedisClient
 from control_plane.redis_values import as_text
 from control_plane.topic_scripts import CREATE_TOPIC, DELETE_TOPIC, SET_TOPIC_ATTRIBUTES
 
 MAX_TAGS = 50
+# Tries of a deletion whose subscriptions keep changing between its read and its script.
+_RACE_RETRIES = 5
 
 
 def topic_not_found() -> NotFound:
@@ -54,7 +63,9 @@ class TopicInfo:
 
 
 class TopicStore:
-    def __init__(self, redis: Redis, clock: Clock, cache: MetadataCache | None = None) -> None:
+    def __init__(
+        self, redis: RedisClient, clock: Clock, cache: MetadataCache | None = None
+    ) -> None:
         self._redis = redis
         self._clock = clock
         self._cache = cache or MetadataCache()
@@ -156,25 +167,36 @@ class TopicStore:
         except NotFound:
             return None
         metadata = redis_keys.topic_metadata(account_id, name)
-        nonce = new_nonce()
-        with redis_boundary():
-            result = await self._delete(
-                keys=[
-                    redis_keys.topic_catalogue(account_id),
-                    metadata,
-                    redis_keys.topic_tags(account_id, name),
-                    redis_keys.topic_subscriptions(account_id, name),
-                    redis_keys.topic_endpoints(account_id, name),
-                    redis_keys.account_subscriptions(account_id),
-                    redis_keys.confirmation_tokens(account_id),
-                ],
-                args=[name, topic.stream_id, nonce, redis_keys.subscription(account_id, "")],
-            )
-            if not isinstance(result, list):
-                return None
-            self._cache.invalidate(metadata)
-            await wait_applied(self._redis, nonce, int(result[0]))
-        return topic, [as_text(i) for i in result[1:]]
+        subscriptions = redis_keys.topic_subscriptions(account_id, name)
+        for _ in range(_RACE_RETRIES):
+            nonce = new_nonce()
+            with redis_boundary():
+                # Without scores, the reply is the member names only.
+                found = cast("list[bytes]", await self._redis.zrange(subscriptions, 0, -1))
+                ids = [as_text(i) for i in found]
+                result = await self._delete(
+                    keys=[
+                        redis_keys.topic_catalogue(account_id),
+                        metadata,
+                        redis_keys.topic_tags(account_id, name),
+                        subscriptions,
+                        redis_keys.topic_endpoints(account_id, name),
+                        redis_keys.account_subscriptions(account_id),
+                        redis_keys.confirmation_tokens(account_id),
+                        *(redis_keys.subscription(account_id, i) for i in ids),
+                    ],
+                    args=[name, topic.stream_id, nonce, *ids],
+                )
+                if result == -1:
+                    continue  # subscribed or unsubscribed meanwhile: read them again
+                if not isinstance(result, list):
+                    return None
+                self._cache.invalidate(metadata)
+                await wait_applied(self._redis, nonce, int(result[0]))
+            return topic, [as_text(i) for i in result[1:]]
+        raise ControlPlaneUnavailable(
+            f"topic {name} is being subscribed to while it is deleted; try again"
+        )
 
     async def list_page(self, account_id: str, after: str, limit: int) -> list[TopicInfo]:
         """Up to `limit` topics whose names sort after `after` ("" for the first page)."""

@@ -9,7 +9,9 @@ its own deadline and the subscription's next due timer, so no one polls in a loo
 Across processes the same signal travels over Redis pub/sub: `notify` also queues the
 subscription id for one background publisher (so a send never waits on it), and one
 background subscriber wakes local listeners for what other processes publish. Messages
-on the channel are "<origin id>:<subscription id>"; a process ignores its own. Pub/sub
+on the channel are "<origin id>:<subscription id> <subscription id>..." (the ids a
+burst of notifies named, in one PUBLISH); a process ignores its own. On a Redis Cluster
+the channel is the ordinary (not sharded) one, which every node delivers. Pub/sub
 is best-effort: a wake-up lost while a connection is down costs a waiting poll its early
 return (it still ends at its deadline or its next timer), never a message.
 
@@ -31,10 +33,14 @@ from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 
-from redis.asyncio import Redis
-from redis.exceptions import RedisError
-
-from control_plane.acked_pubsub import acknowledge, new_nonce, wait_acknowledged
+from control_plane.acked_pubsub import (
+    acknowledge,
+    new_nonce,
+    publish,
+    subscribers,
+    wait_acknowledged,
+)
+from control_plane.redis_client import REDIS_ERRORS, RedisClient, open_pubsub
 from control_plane.redis_values import as_text
 
 log = logging.getLogger(__name__)
@@ -105,7 +111,7 @@ class WakeUps:
             if not listeners:
                 self._listeners.pop(subscription_id, None)
 
-    async def start_relay(self, redis: Redis) -> None:
+    async def start_relay(self, redis: RedisClient) -> None:
         """Starts carrying wake-ups to and from other processes over `redis`; returns once
         subscribed and acknowledged by the processes listening already."""
         self._outbox = asyncio.Queue()
@@ -128,7 +134,7 @@ class WakeUps:
         for listener in self._listeners.get(subscription_id, ()):
             listener.wake()
 
-    async def _publish(self, redis: Redis, outbox: asyncio.Queue[str]) -> None:
+    async def _publish(self, redis: RedisClient, outbox: asyncio.Queue[str]) -> None:
         loop = asyncio.get_running_loop()
         next_check = loop.time() + self._peer_check_s
         while True:
@@ -140,20 +146,17 @@ class WakeUps:
                 next_check = loop.time() + self._peer_check_s
                 continue
             pending = {first}
-            while not outbox.empty():  # coalesce a burst into one round trip
+            while not outbox.empty():  # coalesce a burst into one message
                 pending.add(outbox.get_nowait())
             try:
-                async with redis.pipeline(transaction=False) as pipe:
-                    for subscription_id in pending:
-                        pipe.publish(CHANNEL, f"{self._origin}:{subscription_id}")
-                    await pipe.execute()
-            except RedisError:
+                await redis.publish(CHANNEL, f"{self._origin}:{' '.join(sorted(pending))}")
+            except REDIS_ERRORS:
                 log.warning("could not publish %d wake-ups; other gateways poll on", len(pending))
 
-    async def _subscribe(self, redis: Redis, subscribed: asyncio.Event) -> None:
+    async def _subscribe(self, redis: RedisClient, subscribed: asyncio.Event) -> None:
         while True:
             try:
-                async with redis.pubsub() as pubsub:
+                async with await open_pubsub(redis) as pubsub:
                     await pubsub.subscribe(CHANNEL)
                     self._subscribed = True
                     # Announced beside the reading below, not before it: two processes
@@ -167,40 +170,40 @@ class WakeUps:
                     finally:
                         self._subscribed = False
                         announced.cancel()
-            except RedisError:
+            except REDIS_ERRORS:
                 log.warning("wake-up subscription lost; retrying in %.0f s", _RETRY_S)
                 subscribed.set()  # start-up must not hang on an unreachable Redis
                 await asyncio.sleep(_RETRY_S)
 
-    async def _announce(self, redis: Redis) -> None:
+    async def _announce(self, redis: RedisClient) -> None:
         nonce = new_nonce()
         announcements = self._announcements
         try:
-            receivers = int(await redis.publish(CHANNEL, f"{self._origin}:{_ANNOUNCE}{nonce}"))
+            receivers = await publish(redis, CHANNEL, f"{self._origin}:{_ANNOUNCE}{nonce}")
             self._count_peers(receivers - 1, announcements)  # itself among the receivers
             await wait_acknowledged(redis, _ACK_PREFIX + nonce, receivers - 1, "wake-ups")
-        except RedisError:
+        except REDIS_ERRORS:
             pass  # the subscription fails too, and announces again when it is back
 
-    async def _on_message(self, redis: Redis, data: str) -> None:
-        origin, _, subscription_id = data.partition(":")
-        if origin == self._origin or not subscription_id:
+    async def _on_message(self, redis: RedisClient, data: str) -> None:
+        origin, _, body = data.partition(":")
+        if origin == self._origin or not body:
             return
-        if subscription_id.startswith(_ANNOUNCE):
+        if body.startswith(_ANNOUNCE):
             self._announcements += 1
             self._peers_listen = True
-            await acknowledge(redis, _ACK_PREFIX + subscription_id[len(_ANNOUNCE) :])
+            await acknowledge(redis, _ACK_PREFIX + body[len(_ANNOUNCE) :])
         else:
-            self._wake_local(subscription_id)
+            for subscription_id in body.split(" "):
+                self._wake_local(subscription_id)
 
-    async def _check_peers(self, redis: Redis) -> None:
+    async def _check_peers(self, redis: RedisClient) -> None:
         announcements = self._announcements
         try:
-            counts = await redis.pubsub_numsub(CHANNEL)
-        except RedisError:
+            listening = await subscribers(redis, CHANNEL)
+        except REDIS_ERRORS:
             return  # the subscription fails too, and announces again when it is back
-        subscribers = int(counts[0][1]) if counts else 0
-        self._count_peers(subscribers - (1 if self._subscribed else 0), announcements)
+        self._count_peers(listening - (1 if self._subscribed else 0), announcements)
 
     def _count_peers(self, others: int, announcements_before: int) -> None:
         """Applies a count of the other subscribers, taken since `announcements_before`

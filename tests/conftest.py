@@ -2,6 +2,10 @@
 
 - `redis_server`: one redis-server (or the bundled Valkey) for the whole run, AOF on;
   `redis_url` gives each test an empty database on it.
+- `redis_cluster`: a Redis Cluster of three masters from the same binary, for the whole
+  run (started by the first test that asks for it); `redis_cluster_url` empties it. The
+  control plane's tests run on both (tests/control_plane/conftest.py); the rest run on
+  the cluster with TIDEMQ_TEST_REDIS=cluster in the environment.
 - `s3_endpoint`: moto's S3 server, in-process on its own port, for the whole run.
 - `s3_server`: moto's S3 server as a child process (`python -m moto.server`) on its own
   port, for the whole run: what the archive's tests talk to, over real HTTP, so nothing
@@ -40,14 +44,14 @@ from typing import Any, TypeVar
 
 import boto3
 import pytest
-import redis
 import uvicorn
 from moto.server import ThreadedMotoServer
-from redis.asyncio import Redis
 
 from control_plane.access_keys import DEFAULT_ACCOUNT_ID, AccessKeys, IssuedKey
 from control_plane.clock import Clock, SystemClock
+from control_plane.redis_client import open_redis
 from control_plane.secret_box import SecretBox
+from tests.redis_cluster import LocalRedisCluster, flush_all
 from tidemq.redis_server import RedisServer, RedisServerConfig, free_port
 from tidemq.stack import ArchiveOptions, build_app
 
@@ -70,12 +74,30 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServ
 
 
 @pytest.fixture
-def redis_url(redis_server: RedisServer) -> str:
-    """An empty database on the session's Redis."""
-    client = redis.Redis.from_url(redis_server.url)
-    client.flushall()
-    client.close()
-    return redis_server.url
+def redis_url(request: pytest.FixtureRequest) -> str:
+    """An empty database on the session's Redis; on its Redis Cluster instead when the
+    environment says TIDEMQ_TEST_REDIS=cluster (the gateways' tests then run on one)."""
+    if os.environ.get("TIDEMQ_TEST_REDIS") == "cluster":
+        return str(request.getfixturevalue("redis_cluster_url"))
+    server: RedisServer = request.getfixturevalue("redis_server")
+    flush_all(server.url)
+    return server.url
+
+
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalRedisCluster]:
+    """A Redis Cluster of three masters, started on first use, for the whole run."""
+    cluster = LocalRedisCluster(tmp_path_factory.mktemp("redis-cluster"))
+    cluster.start()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def redis_cluster_url(redis_cluster: LocalRedisCluster) -> str:
+    """The session's Redis Cluster, emptied: `redis+cluster://127.0.0.1:<port>`."""
+    redis_cluster.flush()
+    return redis_cluster.url
 
 
 @pytest.fixture(scope="session")
@@ -251,7 +273,7 @@ def sns_client(endpoint_url: str, **config: Any) -> Any:
 
 
 async def _with_access_keys(redis_url: str, action: Callable[[AccessKeys], Awaitable[_T]]) -> _T:
-    redis = Redis.from_url(redis_url)
+    redis = open_redis(redis_url)
     try:
         return await action(AccessKeys(redis, SystemClock(), SecretBox(TEST_MASTER_KEY)))
     finally:

@@ -7,10 +7,9 @@ registered under the previous id, so old admin credentials stop working.
 
 from __future__ import annotations
 
-from redis.asyncio import Redis
-
 from control_plane.access_keys import DEFAULT_ACCOUNT_ID, AccessKey, AccessKeys
 from control_plane.clock import SystemClock
+from control_plane.redis_client import open_redis
 from control_plane.secret_box import SecretBox
 from tidemq.credentials import Credentials
 
@@ -22,7 +21,7 @@ async def register_admin_key(
     account_id: str = DEFAULT_ACCOUNT_ID,
 ) -> AccessKey:
     """Raises ControlPlaneError if Redis cannot be reached or the credentials are malformed."""
-    redis = Redis.from_url(redis_url)
+    redis = open_redis(redis_url)
     try:
         keys = AccessKeys(redis, SystemClock(), SecretBox(master_key))
         return await keys.put_admin(

@@ -49,6 +49,10 @@ class RedisServerConfig:
     host: str = "127.0.0.1"
     port: int = 0  # 0: pick a free port
     appendfsync: AppendFsync = "always"
+    # A node of a Redis Cluster (its slots are assigned by whoever forms the cluster:
+    # tests/redis_cluster.py). The cluster bus gets a free port of its own, not
+    # port + 10000, which may be taken.
+    cluster_enabled: bool = False
 
 
 def find_redis_binary() -> Path:
@@ -84,6 +88,7 @@ class RedisServer:
     def __init__(self, config: RedisServerConfig) -> None:
         self.config = config
         self.port = config.port
+        self.bus_port = 0  # the cluster bus's port, once started with cluster_enabled
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -100,6 +105,8 @@ class RedisServer:
         # A port picked free can be taken before redis binds it; pick again a few times.
         for _ in range(3 if self.config.port == 0 else 1):
             self.port = self.config.port or free_port(self.config.host)
+            if self.config.cluster_enabled:
+                self.bus_port = free_port(self.config.host)
             self._process = self._spawn(data_dir)
             if self._wait_until_ready(data_dir):
                 log.info(
@@ -186,9 +193,20 @@ class RedisServer:
                 "aof-use-rdb-preamble yes",
                 f'pidfile "{data_dir / "redis.pid"}"',
                 "loglevel notice",
+                *self._cluster_lines(),
                 "",
             ]
         )
+
+    def _cluster_lines(self) -> list[str]:
+        if not self.config.cluster_enabled:
+            return []
+        return [
+            "cluster-enabled yes",
+            'cluster-config-file "nodes.conf"',
+            f"cluster-port {self.bus_port}",
+            "cluster-node-timeout 5000",
+        ]
 
     def _wait_until_ready(self, data_dir: Path) -> bool:
         assert self._process is not None

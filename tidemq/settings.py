@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from control_plane.redis_client import RedisUrlError, check_url
 from control_plane.text_rules import parse_int
 from storage_nodes.log.log_config import Durability
 
@@ -35,7 +36,9 @@ class Settings:
     # /readyz, /metrics) is on NODE_HTTP_PORT by default.
     port: int = 9324
     data_dir: Path = Path(".tidemq")
-    # None: start an embedded Redis under <data_dir>/redis. Else e.g. redis://host:6379/0.
+    # None: start an embedded Redis under <data_dir>/redis. Else one Redis, e.g.
+    # redis://host:6379/0 (rediss:// for TLS, unix:///path), or a Redis Cluster named by
+    # any one of its nodes: redis+cluster://host:6379 (rediss+cluster:// for TLS).
     redis_url: str | None = None
     # Base of queue URLs (e.g. https://sqs.example.com); None: from each request's Host.
     public_url: str | None = None
@@ -150,6 +153,11 @@ def _coerce(name: str, value: Any, source: str) -> Any:
             choices = ", ".join(_CHOICES[name])
             raise SettingsError(f"{name} must be one of {choices} ({source}: {value!r})")
         return value
+    if name == "redis_url":
+        try:
+            check_url(str(value))
+        except RedisUrlError as exc:
+            raise SettingsError(f"redis_url: {exc} ({source})") from exc
     return str(value)
 
 

@@ -7,11 +7,11 @@ import re
 from collections.abc import AsyncIterator
 
 import pytest
-from redis.asyncio import Redis
 
 from control_plane.access_keys import AccessKeys, key_hash
 from control_plane.clock import ManualClock
 from control_plane.errors import InvalidAccessKey, SecretUnreadable
+from control_plane.redis_client import RedisClient, open_redis
 from control_plane.secret_box import SecretBox, new_master_key
 
 ACCOUNT_A = "111122223333"
@@ -19,8 +19,8 @@ ACCOUNT_B = "444455556666"
 
 
 @pytest.fixture
-async def redis(redis_url: str) -> AsyncIterator[Redis]:
-    client = Redis.from_url(redis_url)
+async def redis(redis_url: str) -> AsyncIterator[RedisClient]:
+    client = open_redis(redis_url)
     yield client
     await client.aclose()
 
@@ -31,7 +31,7 @@ def master_key() -> bytes:
 
 
 @pytest.fixture
-def access_keys(redis: Redis, clock: ManualClock, master_key: bytes) -> AccessKeys:
+def access_keys(redis: RedisClient, clock: ManualClock, master_key: bytes) -> AccessKeys:
     return AccessKeys(redis, clock, SecretBox(master_key))
 
 
@@ -79,7 +79,11 @@ async def test_a_given_id_and_secret_are_imported_once(access_keys: AccessKeys) 
     ],
 )
 async def test_malformed_keys_are_refused_and_store_nothing(
-    access_keys: AccessKeys, redis: Redis, account: str, key_id: str | None, secret: str | None
+    access_keys: AccessKeys,
+    redis: RedisClient,
+    account: str,
+    key_id: str | None,
+    secret: str | None,
 ) -> None:
     with pytest.raises(InvalidAccessKey):
         await access_keys.create(account, key_id, secret)
@@ -110,7 +114,7 @@ async def test_a_revoked_key_is_gone_at_once(access_keys: AccessKeys) -> None:
 
 
 async def test_secrets_are_sealed_and_never_stored_in_plain(
-    access_keys: AccessKeys, redis: Redis
+    access_keys: AccessKeys, redis: RedisClient
 ) -> None:
     secret = "plain-secret-that-must-not-appear"
     await access_keys.create(ACCOUNT_A, "SEALED", secret)
@@ -130,7 +134,7 @@ async def test_secrets_are_sealed_and_never_stored_in_plain(
 
 
 async def test_another_master_key_cannot_read_the_secrets(
-    access_keys: AccessKeys, redis: Redis, clock: ManualClock
+    access_keys: AccessKeys, redis: RedisClient, clock: ManualClock
 ) -> None:
     await access_keys.create(ACCOUNT_A, "MINE", "secret-mine")
     others = AccessKeys(redis, clock, SecretBox(new_master_key()))
@@ -139,7 +143,7 @@ async def test_another_master_key_cannot_read_the_secrets(
 
 
 async def test_a_sealed_secret_moved_to_another_key_id_does_not_open(
-    access_keys: AccessKeys, redis: Redis
+    access_keys: AccessKeys, redis: RedisClient
 ) -> None:
     await access_keys.create(ACCOUNT_A, "VICTIM", "secret-victim")
     await access_keys.create(ACCOUNT_B, "ATTACKER", "secret-attacker")
@@ -165,7 +169,7 @@ async def test_put_creates_keeps_or_replaces(access_keys: AccessKeys, clock: Man
 
 
 async def test_put_overwrites_a_secret_sealed_under_a_lost_master_key(
-    access_keys: AccessKeys, redis: Redis, clock: ManualClock
+    access_keys: AccessKeys, redis: RedisClient, clock: ManualClock
 ) -> None:
     await access_keys.put(ACCOUNT_A, "ADMIN", "old-secret")
     fresh = AccessKeys(redis, clock, SecretBox(new_master_key()))

@@ -14,7 +14,6 @@ import asyncio
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-import redis
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -28,6 +27,7 @@ from hypothesis.stateful import (
 from control_plane.clock import ManualClock
 from control_plane.deliveries import SubscriptionStats
 from control_plane.plane import ControlPlane
+from tests.redis_cluster import flush_all
 
 from .delivery_model import DeliveryDriver, HeldReceipt
 
@@ -50,11 +50,7 @@ class DeliveriesMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         redis_url = self.redis_url
-        client = redis.Redis.from_url(redis_url)
-        try:
-            client.flushall()
-        finally:
-            client.close()
+        flush_all(self.redis_url)
         self.loop = asyncio.new_event_loop()
         self.failed = False
         self.purges = 0

@@ -17,7 +17,6 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import redis
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
@@ -25,6 +24,7 @@ from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_s
 from control_plane.clock import ManualClock
 from control_plane.deliveries import DEDUP_WINDOW_MS, Delivery, FifoEntry
 from control_plane.plane import ControlPlane
+from tests.redis_cluster import flush_all
 
 T = TypeVar("T")
 SID = "f1f0m0de1"
@@ -47,11 +47,7 @@ class FifoMachine(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        client = redis.Redis.from_url(self.redis_url)
-        try:
-            client.flushall()
-        finally:
-            client.close()
+        flush_all(self.redis_url)
         self.loop = asyncio.new_event_loop()
         self.clock = ManualClock()
         self.plane = self.run(ControlPlane.connect(self.redis_url, self.clock))

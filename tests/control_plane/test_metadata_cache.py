@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator
 
 import orjson
 import pytest
-from redis.asyncio import Redis
 
 from control_plane import redis_keys
 from control_plane.bearer_tokens import BearerTokens, digest_of, token_record
@@ -17,33 +16,34 @@ from control_plane.errors import QueueDoesNotExist
 from control_plane.metadata_cache import MetadataCache
 from control_plane.plane import ControlPlane
 from control_plane.queues import QueueStore
+from control_plane.redis_client import RedisClient, open_redis
 
 ACCOUNT = "123456789012"
 DAY_MS = 24 * 3600 * 1000
 
 
 @pytest.fixture
-async def redis(redis_url: str) -> AsyncIterator[Redis]:
-    client = Redis.from_url(redis_url)
+async def redis(redis_url: str) -> AsyncIterator[RedisClient]:
+    client = open_redis(redis_url)
     yield client
     await client.aclose()
 
 
-async def _behind_its_back(redis: Redis, queue: str, attributes: dict[str, str]) -> None:
+async def _behind_its_back(redis: RedisClient, queue: str, attributes: dict[str, str]) -> None:
     """Changes a queue's metadata in Redis without the scripts, so without invalidation."""
     await redis.hset(
         redis_keys.queue_metadata(ACCOUNT, queue), "attributes", orjson.dumps(attributes)
     )
 
 
-async def test_lookups_are_served_from_the_cache(plane: ControlPlane, redis: Redis) -> None:
+async def test_lookups_are_served_from_the_cache(plane: ControlPlane, redis: RedisClient) -> None:
     await plane.queues.create(ACCOUNT, "orders", {"VisibilityTimeout": "30"})
     assert (await plane.queues.get(ACCOUNT, "orders")).settings.visibility_timeout_ms == 30_000
     await _behind_its_back(redis, "orders", {"VisibilityTimeout": "5"})
     assert (await plane.queues.get(ACCOUNT, "orders")).settings.visibility_timeout_ms == 30_000
 
 
-async def test_an_unstarted_cache_reads_through(redis: Redis, clock: ManualClock) -> None:
+async def test_an_unstarted_cache_reads_through(redis: RedisClient, clock: ManualClock) -> None:
     store = QueueStore(redis, clock, MetadataCache())
     await store.create(ACCOUNT, "orders", {"VisibilityTimeout": "30"})
     await store.get(ACCOUNT, "orders")
@@ -52,7 +52,7 @@ async def test_an_unstarted_cache_reads_through(redis: Redis, clock: ManualClock
 
 
 async def test_a_change_by_another_process_invalidates(
-    plane: ControlPlane, redis: Redis, clock: ManualClock
+    plane: ControlPlane, redis: RedisClient, clock: ManualClock
 ) -> None:
     await plane.queues.create(ACCOUNT, "orders", {"VisibilityTimeout": "30"})
     await plane.queues.get(ACCOUNT, "orders")
@@ -73,7 +73,7 @@ async def test_a_change_here_applies_at_once(plane: ControlPlane) -> None:
 
 
 async def test_a_deletion_by_another_process_invalidates(
-    plane: ControlPlane, redis: Redis, clock: ManualClock
+    plane: ControlPlane, redis: RedisClient, clock: ManualClock
 ) -> None:
     await plane.queues.create(ACCOUNT, "orders", {})
     await plane.queues.get(ACCOUNT, "orders")
@@ -104,7 +104,7 @@ async def test_the_cache_is_bounded(plane: ControlPlane) -> None:
 
 
 async def test_revoking_a_token_invalidates_every_process(
-    plane: ControlPlane, redis: Redis
+    plane: ControlPlane, redis: RedisClient
 ) -> None:
     # Redis drops token records by wall-clock time: tokens need the real clock.
     clock = SystemClock()

@@ -13,9 +13,9 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.x509.oid import NameOID
-from redis.asyncio import Redis
 
 from control_plane.errors import SecretUnreadable
+from control_plane.redis_client import RedisClient, open_redis
 from control_plane.redis_keys import SNS_SIGNING_KEY
 from control_plane.secret_box import new_master_key
 from control_plane.signing_keys import SigningKey, generate, load_or_create
@@ -24,8 +24,8 @@ MASTER_KEY = bytes(range(32))
 
 
 @pytest.fixture
-async def redis(redis_url: str) -> AsyncIterator[Redis]:
-    client = Redis.from_url(redis_url)
+async def redis(redis_url: str) -> AsyncIterator[RedisClient]:
+    client = open_redis(redis_url)
     yield client
     await client.aclose()
 
@@ -38,7 +38,7 @@ def _same_key(a: SigningKey, b: SigningKey) -> bool:
     )
 
 
-async def test_the_key_is_made_once_and_read_back_by_the_next_load(redis: Redis) -> None:
+async def test_the_key_is_made_once_and_read_back_by_the_next_load(redis: RedisClient) -> None:
     first = await load_or_create(redis, MASTER_KEY)
     second = await load_or_create(redis, MASTER_KEY)
     assert _same_key(first, second)
@@ -49,7 +49,7 @@ async def test_the_key_is_made_once_and_read_back_by_the_next_load(redis: Redis)
 
 
 async def test_concurrent_first_loads_all_end_up_with_one_key(redis_url: str) -> None:
-    clients = [Redis.from_url(redis_url) for _ in range(6)]
+    clients = [open_redis(redis_url) for _ in range(6)]
     try:
         keys = await asyncio.gather(*(load_or_create(c, MASTER_KEY) for c in clients))
     finally:
@@ -57,14 +57,14 @@ async def test_concurrent_first_loads_all_end_up_with_one_key(redis_url: str) ->
             await client.aclose()
     assert len({key.key_id for key in keys}) == 1
     assert all(_same_key(keys[0], key) for key in keys)
-    redis = Redis.from_url(redis_url)
+    redis = open_redis(redis_url)
     try:
         assert _same_key(await load_or_create(redis, MASTER_KEY), keys[0])
     finally:
         await redis.aclose()
 
 
-async def test_the_private_key_is_stored_sealed_never_plain(redis: Redis) -> None:
+async def test_the_private_key_is_stored_sealed_never_plain(redis: RedisClient) -> None:
     key = await load_or_create(redis, MASTER_KEY)
     stored = await redis.get(SNS_SIGNING_KEY)
     assert stored is not None
@@ -80,14 +80,14 @@ async def test_the_private_key_is_stored_sealed_never_plain(redis: Redis) -> Non
     assert private_der[40:80] not in stored
 
 
-async def test_another_master_key_cannot_read_the_stored_key(redis: Redis) -> None:
+async def test_another_master_key_cannot_read_the_stored_key(redis: RedisClient) -> None:
     await load_or_create(redis, MASTER_KEY)
     with pytest.raises(SecretUnreadable):
         await load_or_create(redis, new_master_key())
 
 
 async def test_a_sealed_key_moved_beside_another_certificate_does_not_open(
-    redis: Redis,
+    redis: RedisClient,
 ) -> None:
     await load_or_create(redis, MASTER_KEY)
     stored = await redis.get(SNS_SIGNING_KEY)
@@ -108,7 +108,9 @@ async def test_a_sealed_key_moved_beside_another_certificate_does_not_open(
         b'{"v": 1, "certificate": "-----BEGIN CERTIFICATE-----", "private_key": "AAAA"}',
     ],
 )
-async def test_a_damaged_stored_key_is_reported_not_replaced(redis: Redis, stored: bytes) -> None:
+async def test_a_damaged_stored_key_is_reported_not_replaced(
+    redis: RedisClient, stored: bytes
+) -> None:
     await redis.set(SNS_SIGNING_KEY, stored)
     with pytest.raises(SecretUnreadable, match="damaged"):
         await load_or_create(redis, MASTER_KEY)

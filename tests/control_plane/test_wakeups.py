@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from redis.asyncio import Redis
+from redis.asyncio import RedisCluster
 
 from control_plane.clock import ManualClock
 from control_plane.plane import ControlPlane
+from control_plane.redis_client import RedisClient, open_redis
 from control_plane.wakeups import WakeUps
 
 
@@ -36,9 +37,14 @@ async def _wakes(sender: WakeUps, receiver: WakeUps) -> bool:
         return await waiting
 
 
-async def _publishes(redis: Redis) -> int:
-    stats = await redis.info("commandstats")
-    return int(stats.get("cmdstat_publish", {}).get("calls", 0))
+async def _publishes(redis: RedisClient) -> int:
+    """PUBLISH commands Redis ran so far (on every node of a cluster)."""
+    if isinstance(redis, RedisCluster):
+        per_node = await redis.info("commandstats", target_nodes=RedisCluster.ALL_NODES)
+        stats = list(per_node.values())
+    else:
+        stats = [await redis.info("commandstats")]
+    return sum(int(s.get("cmdstat_publish", {}).get("calls", 0)) for s in stats)
 
 
 async def test_a_process_alone_publishes_nothing(plane: ControlPlane) -> None:
@@ -68,7 +74,7 @@ async def test_a_notify_in_one_process_wakes_a_listener_in_another_that_joined(
 
 
 async def test_publishing_stops_once_the_others_are_gone(redis_url: str) -> None:
-    redis = Redis.from_url(redis_url)
+    redis = open_redis(redis_url)
     lone, other = WakeUps(peer_check_s=0.05), WakeUps(peer_check_s=0.05)
     try:
         await lone.start_relay(redis)
@@ -94,7 +100,7 @@ async def test_publishing_stops_once_the_others_are_gone(redis_url: str) -> None
 async def test_processes_starting_together_acknowledge_each_other(
     redis_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    redis = Redis.from_url(redis_url)
+    redis = open_redis(redis_url)
     first, second = WakeUps(), WakeUps()
     try:
         await asyncio.gather(first.start_relay(redis), second.start_relay(redis))

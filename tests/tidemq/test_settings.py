@@ -51,6 +51,13 @@ def test_port_0_is_for_nodes_only(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize(
+    "url", ["redis://db:6379/2", "rediss://db:6380/0", "redis+cluster://node-1:7000"]
+)
+def test_a_redis_or_redis_cluster_url_is_taken_as_given(url: str) -> None:
+    assert Settings.load(env={"TIDEMQ_REDIS_URL": url}).redis_url == url
+
+
+@pytest.mark.parametrize(
     ("env", "message"),
     [
         ({"TIDEMQ_PORT": "http"}, "port must be a number"),
@@ -61,6 +68,9 @@ def test_port_0_is_for_nodes_only(capsys: pytest.CaptureFixture[str]) -> None:
         ({"TIDEMQ_MAX_MESSAGE_BYTES": "2\u00b2"}, "max_message_bytes must be from 1024"),
         ({"TIDEMQ_SEGMENT_BYTES": "\u2460"}, "segment_bytes must be a whole number"),
         ({"TIDEMQ_METRICS_MAX_QUEUES": "0"}, "metrics_max_queues must be a whole number >= 1"),
+        ({"TIDEMQ_REDIS_URL": "localhost:6379"}, "redis_url: a Redis URL begins with one of"),
+        ({"TIDEMQ_REDIS_URL": "redis+cluster:///0"}, "names one of its nodes"),
+        ({"TIDEMQ_REDIS_URL": "redis+cluster://h:7000/3"}, "has no databases but 0"),
     ],
 )
 def test_bad_settings_say_what_is_wrong(env: dict[str, str], message: str) -> None:

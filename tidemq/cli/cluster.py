@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from redis.asyncio import Redis
 
 from control_plane.clock import SystemClock
 from control_plane.errors import ControlPlaneError
 from control_plane.membership import Membership, Role
 from control_plane.process_reports import ProcessReports
+from control_plane.redis_client import RedisClient
 from tidemq.cli.keys import KeysCliError, control_redis
 from tidemq.settings import Settings, SettingsError
 
@@ -75,7 +75,7 @@ async def _status(settings: Settings) -> dict[str, list[dict[str, Any]]]:
         return await cluster_status(redis)
 
 
-async def cluster_status(redis: Redis) -> dict[str, list[dict[str, Any]]]:
+async def cluster_status(redis: RedisClient) -> dict[str, list[dict[str, Any]]]:
     """What `tidemq cluster status --json` prints."""
     return {
         "nodes": await _processes(redis, "node"),
@@ -83,7 +83,7 @@ async def cluster_status(redis: Redis) -> dict[str, list[dict[str, Any]]]:
     }
 
 
-async def _processes(redis: Redis, role: Role) -> list[dict[str, Any]]:
+async def _processes(redis: RedisClient, role: Role) -> list[dict[str, Any]]:
     live = await Membership(redis, SystemClock(), role).live_nodes()
     reports = ProcessReports(redis)
     found = await reports.read(role, [info.node_id for info in live])

@@ -23,11 +23,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from redis.asyncio import Redis
-
 from control_plane.access_keys import DEFAULT_ACCOUNT_ID, AccessKeys
 from control_plane.clock import SystemClock
 from control_plane.errors import ControlPlaneError, ControlPlaneUnavailable, redis_boundary
+from control_plane.redis_client import RedisClient, open_redis
 from control_plane.redis_values import as_text
 from control_plane.secret_box import SecretBox
 from tidemq.cli import tokens as token_cli
@@ -136,10 +135,10 @@ async def _with_keys(
 
 
 @asynccontextmanager
-async def control_redis(settings: Settings) -> AsyncIterator[Redis]:
+async def control_redis(settings: Settings) -> AsyncIterator[RedisClient]:
     """The control plane's Redis: `--redis-url`, or the running `tidemq up`'s, checked."""
     data_dir = settings.data_dir.resolve()
-    redis = Redis.from_url(settings.redis_url or embedded_redis_url(data_dir))
+    redis = open_redis(settings.redis_url or embedded_redis_url(data_dir))
     try:
         if settings.redis_url is None:
             await _check_embedded(redis, data_dir)
@@ -163,7 +162,7 @@ def embedded_redis_url(data_dir: Path) -> str:
     return f"redis://{settings.get('bind', '127.0.0.1')}:{settings['port']}/0"
 
 
-async def _check_embedded(redis: Redis, data_dir: Path) -> None:
+async def _check_embedded(redis: RedisClient, data_dir: Path) -> None:
     try:
         with redis_boundary():
             reply = await redis.config_get("dir")

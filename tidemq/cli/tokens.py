@@ -15,18 +15,17 @@ from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
 from typing import Any
 
-from redis.asyncio import Redis
-
 from control_plane.access_keys import DEFAULT_ACCOUNT_ID
 from control_plane.bearer_tokens import BearerToken, BearerTokens
 from control_plane.clock import SystemClock
+from control_plane.redis_client import RedisClient
 from tidemq.settings import Settings
 
 COMMANDS = frozenset({"token", "tokens", "revoke-token"})
 DEFAULT_TTL_DAYS = 30
 _DAY_MS = 24 * 3600 * 1000
 
-OpenRedis = Callable[[Settings], AbstractAsyncContextManager[Redis]]
+OpenRedis = Callable[[Settings], AbstractAsyncContextManager[RedisClient]]
 
 
 def add_parsers(actions: Any, where: argparse.ArgumentParser) -> None:

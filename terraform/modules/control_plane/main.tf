@@ -1,8 +1,8 @@
 # The control plane: an ElastiCache replication group (Valkey or Redis OSS) holding
 # TideMQ's metadata, leases, cursors and timers (docs/control-plane.md). Multi-AZ with
 # automatic failover, TLS in transit, encrypted at rest, AUTH token generated here and
-# kept in Secrets Manager together with the `rediss://` URL the processes take as
-# TIDEMQ_REDIS_URL.
+# kept in Secrets Manager together with the URL the processes take as TIDEMQ_REDIS_URL
+# (`rediss://`, or `rediss+cluster://` in cluster mode).
 
 locals {
   # valkey8, redis7, ...: the family follows the engine and its major version.
@@ -151,7 +151,7 @@ resource "aws_secretsmanager_secret" "connection" {
   #checkov:skip=CKV2_AWS_57:The AUTH token is rotated through ElastiCache (auth_token_update_strategy ROTATE, then SET) while clients restart; docs/deploy.md gives the steps. A Secrets Manager rotation Lambda would change the secret without changing the cache.
   #checkov:skip=CKV_AWS_149:Encrypted with kms_key_arn when set, with the AWS managed key otherwise; the operator chooses (variables.tf).
   name_prefix             = "${var.name}-control-plane-"
-  description             = "TideMQ control plane (${var.name}): the AUTH token and the rediss:// URL for TIDEMQ_REDIS_URL"
+  description             = "TideMQ control plane (${var.name}): the AUTH token and the URL for TIDEMQ_REDIS_URL"
   kms_key_id              = var.kms_key_arn
   recovery_window_in_days = var.secret_recovery_window_days
 
@@ -161,7 +161,8 @@ resource "aws_secretsmanager_secret" "connection" {
 resource "aws_secretsmanager_secret_version" "connection" {
   secret_id = aws_secretsmanager_secret.connection.id
   secret_string = jsonencode({
-    url        = "rediss://:${random_password.auth_token.result}@${local.endpoint}:${var.port}"
+    # rediss+cluster:// tells TideMQ to use a Redis Cluster client (docs/control-plane.md).
+    url        = "${var.cluster_mode_enabled ? "rediss+cluster" : "rediss"}://:${random_password.auth_token.result}@${local.endpoint}:${var.port}"
     auth_token = random_password.auth_token.result
     host       = local.endpoint
     port       = var.port

@@ -367,7 +367,7 @@ variable "node_request_timeout_ms" {
 }
 
 variable "redis_url_secret_arn" {
-  description = "ARN of the Secrets Manager secret whose JSON key `url` is the control plane's rediss:// URL (the control_plane module's connection_secret_arn), injected as TIDEMQ_REDIS_URL."
+  description = "ARN of the Secrets Manager secret whose JSON key `url` is the control plane's rediss:// (or rediss+cluster://) URL (the control_plane module's connection_secret_arn), injected as TIDEMQ_REDIS_URL."
   type        = string
 
   validation {

@@ -181,7 +181,7 @@ variable "control_plane_port" {
 }
 
 variable "redis_url_secret_arn" {
-  description = "ARN of the Secrets Manager secret whose JSON key `url` is the control plane's rediss:// URL (the control_plane module's connection_secret_arn). Read at every start into TIDEMQ_REDIS_URL."
+  description = "ARN of the Secrets Manager secret whose JSON key `url` is the control plane's rediss:// (or rediss+cluster://) URL (the control_plane module's connection_secret_arn). Read at every start into TIDEMQ_REDIS_URL."
   type        = string
 
   validation {

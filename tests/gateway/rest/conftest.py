@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
-from redis.asyncio import Redis
 
 from control_plane.bearer_tokens import BearerTokens, IssuedToken
 from control_plane.clock import Clock, SystemClock
+from control_plane.redis_client import open_redis
 from tests.conftest import TEST_ACCOUNT_ID, RunningGateway
 
 DAY_MS = 24 * 3600 * 1000
@@ -29,7 +29,7 @@ RestFor = Callable[[str], httpx.Client]
 async def issue_token(
     redis_url: str, account_id: str, ttl_ms: int, clock: Clock | None = None
 ) -> IssuedToken:
-    redis = Redis.from_url(redis_url)
+    redis = open_redis(redis_url)
     try:
         return await BearerTokens(redis, clock or SystemClock()).create(account_id, ttl_ms=ttl_ms)
     finally:

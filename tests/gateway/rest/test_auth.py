@@ -11,10 +11,10 @@ import pytest
 from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
-from redis.asyncio import Redis
 
 from control_plane.bearer_tokens import BearerTokens
 from control_plane.clock import ManualClock, SystemClock
+from control_plane.redis_client import open_redis
 from tests.conftest import (
     REGION,
     TEST_ACCESS_KEY_ID,
@@ -98,7 +98,7 @@ def test_a_revoked_token_is_refused_from_the_next_request(
         assert _create(client, "orders").status_code == 201
 
         async def revoke() -> None:
-            redis = Redis.from_url(gateway.redis_url)
+            redis = open_redis(gateway.redis_url)
             try:
                 assert await BearerTokens(redis, SystemClock()).revoke(token) is not None
             finally:
@@ -159,7 +159,7 @@ def test_health_openapi_and_docs_need_no_credentials(gateway: RunningGateway) ->
 
 def test_token_store_lists_and_revokes_by_id(gateway: RunningGateway) -> None:
     async def scenario() -> None:
-        redis = Redis.from_url(gateway.redis_url)
+        redis = open_redis(gateway.redis_url)
         try:
             tokens = BearerTokens(redis, SystemClock())
             issued = await tokens.create(OTHER_ACCOUNT, ttl_ms=DAY_MS)

@@ -8,22 +8,22 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
-from redis.asyncio import Redis
 
 from control_plane.bearer_tokens import BearerTokens
 from control_plane.clock import SystemClock
 from control_plane.queues import QueueStore
+from control_plane.redis_client import RedisClient, open_redis
 from tests.conftest import TEST_ACCOUNT_ID, RunningGateway
 from tests.gateway.rest.conftest import MakeToken, rest_client
 
 BODY = {"body": "hello"}
 
 
-def _elsewhere(redis_url: str, change: Callable[[Redis], Awaitable[Any]]) -> None:
+def _elsewhere(redis_url: str, change: Callable[[RedisClient], Awaitable[Any]]) -> None:
     """Runs `change` on a connection of its own, as another gateway would."""
 
     async def run() -> None:
-        redis = Redis.from_url(redis_url)
+        redis = open_redis(redis_url)
         try:
             await change(redis)
         finally:

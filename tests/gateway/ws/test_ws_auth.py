@@ -9,12 +9,12 @@ import json
 from typing import Any
 
 import pytest
-from redis.asyncio import Redis
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from control_plane.bearer_tokens import BearerTokens
 from control_plane.clock import ManualClock, SystemClock
+from control_plane.redis_client import open_redis
 from tests.conftest import TEST_ACCOUNT_ID, RunningGateway
 from tests.gateway.rest.conftest import DAY_MS
 from tests.gateway.ws.conftest import ConnectWs, NewToken
@@ -139,7 +139,7 @@ async def test_a_token_revoked_after_the_upgrade_ends_the_connection(
 
 
 async def _revoke(gateway: RunningGateway, token: str) -> None:
-    redis = Redis.from_url(gateway.redis_url)
+    redis = open_redis(gateway.redis_url)
     try:
         assert await BearerTokens(redis, SystemClock()).revoke(token) is not None
     finally:
