@@ -52,6 +52,12 @@ class TopicInfo:
     def fifo(self) -> bool:
         return self.name.endswith(".fifo")
 
+    @property
+    def partitions(self) -> int:
+        """How many partitions its log has: its `Partitions` attribute, fixed at creation
+        (checked by the gateway's core; absent means 1)."""
+        return int(self.attributes.get("Partitions", "1"))
+
 
 class TopicStore:
     def __init__(self, redis: Redis, clock: Clock, cache: MetadataCache | None = None) -> None:
