@@ -198,7 +198,16 @@ class LeaseKeeper:
             return
         if not self.misplaced():
             return
-        self._rebalancing = asyncio.get_running_loop().create_task(self.rebalance(settled))
+        self._rebalancing = asyncio.get_running_loop().create_task(
+            self._rebalance_logged(settled), name="rebalance"
+        )
+
+    async def _rebalance_logged(self, settled: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await self.rebalance(settled)
+        except Exception:
+            # A fault of ours: the partitions stay here, and the next tick tries again.
+            log.exception("rebalance failed")
 
     def misplaced(self) -> list[tuple[str, int]]:
         """The partitions held that the assignment gives another live node."""
