@@ -14,7 +14,8 @@ never hand out the same delivery.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import random
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from control_plane import timed_scripts
@@ -90,16 +91,31 @@ class FifoEntry:
     group_id: str
     dedup_key: str | None  # None: no deduplication
     message_id: str
+    partition: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class Registered:
-    """The message id and offset a sent FIFO message is known by: its own, or those of
+    """The message id and place a sent FIFO message is known by: its own, or those of
     the first send of its deduplication id."""
 
     message_id: str
     offset: int
     duplicate: bool
+    partition: int = 0
+
+
+def _first_send(value: bytes | str) -> tuple[str, int, int]:
+    """(message id, partition, offset) of a deduplication entry "<id>:<offset>" (partition
+    0, as every entry was before partitions) or "<id>:<offset>:<partition>"."""
+    message_id, offset, *partition = as_text(value).split(":")
+    return message_id, int(partition[0]) if partition else 0, int(offset)
+
+
+def any_partition(partitions: Collection[int]) -> int:
+    """A partition to start a claim at, at random: over many claims, each partition
+    gets the first pick as often as any other."""
+    return random.choice(list(partitions)) if len(partitions) > 1 else 0
 
 
 class Deliveries:
@@ -131,6 +147,7 @@ class Deliveries:
         max_receives: int = 0,
         fifo: bool = False,
         max_in_flight: int | None = None,
+        first_partition: int = 0,
     ) -> Claim:
         """Claims up to `max_messages`: due timers first, then messages below `log_ends`
         (for a FIFO queue: the first messages of the ready groups, oldest group first).
@@ -139,9 +156,16 @@ class Deliveries:
         message that is not durable yet. With `max_receives` > 0, a message already
         received that many times comes back in `dead_letters` instead. Raises OverLimit
         when `max_in_flight` messages (SQS's quota by default) are in flight already.
+
+        New messages fill the claim partition by partition, from `first_partition` on
+        (wrapping around): a receiver that starts each claim at another partition
+        (`any_partition`) keeps a backlog in one from starving the others.
         """
         sub = SubscriptionKeys(subscription_id)
         partitions = sorted(log_ends)
+        if first_partition in log_ends:
+            start = partitions.index(first_partition)
+            partitions = partitions[start:] + partitions[:start]
         args: list[int | str] = [
             self._clock.now_ms(),
             visibility_timeout_ms,
@@ -208,43 +232,57 @@ class Deliveries:
         their deduplication key was sent in the last five minutes."""
         sub = SubscriptionKeys(subscription_id)
         now_ms = self._clock.now_ms()
+        keys = [sub.timers, sub.deliveries, sub.cursors, sub.delayed, *sub.fifo_keys()]
+        keys += [sub.dedup, sub.dedup_expiry]
+        key_index = {}
+        for partition in sorted({entry.partition for entry in entries}):
+            keys.append(sub.unacked(partition))
+            key_index[partition] = len(keys)  # Lua counts KEYS from 1
         args: list[int | str] = [now_ms, DEDUP_WINDOW_MS, now_ms + delay_ms]
         for entry in entries:
-            args += [entry.offset, entry.group_id, entry.dedup_key or "", entry.message_id]
-        keys = [sub.timers, sub.deliveries, sub.cursors, sub.delayed, *sub.fifo_keys()]
+            args += [
+                entry.partition,
+                entry.offset,
+                entry.group_id,
+                entry.dedup_key or "",
+                entry.message_id,
+                key_index[entry.partition],
+            ]
         with redis_boundary():
-            known = await self._register_fifo(
-                keys=[*keys, sub.dedup, sub.dedup_expiry, sub.unacked(0)], args=args
-            )
+            known = await self._register_fifo(keys=keys, args=args)
         registered = []
         for entry, value in zip(entries, known, strict=True):
-            message_id, offset = as_text(value).rsplit(":", 1)
-            registered.append(Registered(message_id, int(offset), int(offset) != entry.offset))
+            message_id, partition, offset = _first_send(value)
+            duplicate = (partition, offset) != (entry.partition, entry.offset)
+            registered.append(Registered(message_id, offset, duplicate, partition))
         return registered
 
     async def deduplicate(
-        self, stream_id: str, entries: Sequence[tuple[int, str, str]]
+        self, stream_id: str, entries: Sequence[tuple[int, int, str, str]]
     ) -> list[Registered]:
-        """FIFO topics: records the (offset, deduplication key, message id) of
+        """FIFO topics: records the (partition, offset, deduplication key, message id) of
         just-appended messages, unless their key was sent in the last five minutes."""
         sub = SubscriptionKeys(stream_id)
         args: list[int | str] = [self._clock.now_ms(), DEDUP_WINDOW_MS]
-        for offset, key, message_id in entries:
-            args += [offset, key, message_id]
+        for partition, offset, key, message_id in entries:
+            args += [partition, offset, key, message_id]
         with redis_boundary():
             known = await self._deduplicate(keys=[sub.dedup, sub.dedup_expiry], args=args)
         registered = []
-        for (offset, _, _), value in zip(entries, known, strict=True):
-            first_id, first_offset = as_text(value).rsplit(":", 1)
-            registered.append(Registered(first_id, int(first_offset), int(first_offset) != offset))
+        for (partition, offset, _, _), value in zip(entries, known, strict=True):
+            first_id, first_partition, first_offset = _first_send(value)
+            duplicate = (first_partition, first_offset) != (partition, offset)
+            registered.append(Registered(first_id, first_offset, duplicate, first_partition))
         return registered
 
-    async def first_sends(self, stream_id: str, keys: Sequence[str]) -> list[int | None]:
-        """FIFO topics: per deduplication key, the offset of its first send while it is
-        remembered (None after five minutes)."""
+    async def first_sends(
+        self, stream_id: str, keys: Sequence[str]
+    ) -> list[tuple[int, int] | None]:
+        """FIFO topics: per deduplication key, the (partition, offset) of its first send
+        while it is remembered (None after five minutes)."""
         with redis_boundary():
             values = await self._redis.hmget(SubscriptionKeys(stream_id).dedup, list(keys))
-        return [None if v is None else int(as_text(v).rsplit(":", 1)[1]) for v in values]
+        return [None if v is None else _first_send(v)[1:] for v in values]
 
     async def start_at(self, subscription_id: str, offsets: Mapping[int, int]) -> None:
         """Sets a new subscription's cursors (partition -> the first offset it gets)."""

@@ -20,8 +20,10 @@ whichever runs first.
 from __future__ import annotations
 
 # Shared by the scripts: number formatting, the "count:seq:first" state, and FIFO groups.
-# A FIFO message that joined its group is a member "<group>\0<offset, 20 digits>" of one
-# lexically ordered set, so a group's messages come out of ZRANGEBYLEX in offset order.
+# A FIFO message that joined its group is an entry "<group>\0<offset, 20 digits>" of one
+# lexically ordered set, so a group's messages come out of ZRANGEBYLEX in offset order
+# (a group's messages are all in one partition). The entry ends "\0<partition>" unless
+# the partition is 0, whose entries keep the layout they had before partitions.
 PRELUDE = r"""
 local function s(n) return string.format('%d', n) end
 local function parse_state(state)
@@ -38,11 +40,23 @@ local function call_many(command, key, args)
   end
 end
 local function offset_of(member) return tonumber(string.match(member, ':(%d+)$')) end
-local function fifo_member(group, offset) return group .. '\0' .. string.format('%020d', offset) end
+-- The FIFO set's entry of the message "p:o" of `group`, and back.
+local function fifo_member(group, member)
+  local partition, offset = string.match(member, '^(%d+):(%d+)$')
+  local entry = group .. '\0' .. string.format('%020d', tonumber(offset))
+  if partition ~= '0' then entry = entry .. '\0' .. partition end
+  return entry
+end
+local function entry_member(group, entry)
+  local offset = tonumber(string.sub(entry, #group + 2, #group + 21))
+  local partition = string.sub(entry, #group + 23)
+  if partition == '' then partition = '0' end
+  return partition .. ':' .. s(offset)
+end
 local function group_head(fifo, group)
   local head = redis.call('ZRANGEBYLEX', fifo, '[' .. group .. '\0', '(' .. group .. '\1',
                           'LIMIT', 0, 1)
-  if head[1] then return tonumber(string.sub(head[1], #group + 2)) end
+  if head[1] then return tonumber(string.sub(head[1], #group + 2, #group + 21)) end
   return nil
 end
 -- The group's first message changed or the group was unlocked: list it as ready (by its
@@ -99,7 +113,7 @@ local function leave_group(fifo, groups, locks, ready, member, was_in_flight)
   local group = redis.call('HGET', groups, member)
   if not group then return end
   redis.call('HDEL', groups, member)
-  redis.call('ZREM', fifo, fifo_member(group, offset_of(member)))
+  redis.call('ZREM', fifo, fifo_member(group, member))
   if was_in_flight then
     unlock_one(fifo, locks, ready, group)
   else

@@ -23,46 +23,52 @@ REGISTER_FIFO = (
     + """
 -- KEYS[1] timers, KEYS[2] deliveries, KEYS[3] cursors, KEYS[4] delayed,
 -- KEYS[5..8] FIFO set, groups, group locks, ready groups, KEYS[9] dedup,
--- KEYS[10] dedup expiry, KEYS[11] unacked of partition 0
+-- KEYS[10] dedup expiry, KEYS[11..] unacked of the partitions named below
 -- ARGV[1] now ms, ARGV[2] deduplication window ms, ARGV[3] due ms (> now: the queue's
--- delay holds the messages back until then), ARGV[4..] quadruples of offset, group id,
--- deduplication key ('' for none), message id
--- returns per message "<message id>:<offset>": its own, or the first send's when it is a
--- duplicate (then nothing is registered)
+-- delay holds the messages back until then), ARGV[4..] sextuples of partition, offset,
+-- group id, deduplication key ('' for none), message id, index into KEYS of the
+-- partition's unacked set
+-- returns per message "<message id>:<offset>[:<partition>]" (no partition: 0): its own,
+-- or the first send's when it is a duplicate (then nothing is registered)
 local now = tonumber(ARGV[1])
 local due = tonumber(ARGV[3])
 for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[10], '-inf', ARGV[1], 'LIMIT', 0, 1000)) do
   redis.call('HDEL', KEYS[9], key)
   redis.call('ZREM', KEYS[10], key)
 end
-local cursor = tonumber(redis.call('HGET', KEYS[3], '0') or '0')
+local cursors = {}
 local out = {}
-for i = 4, #ARGV, 4 do
-  local offset, group, dedup, id = tonumber(ARGV[i]), ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+for i = 4, #ARGV, 6 do
+  local partition, offset, group = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2]
+  local dedup, id, unacked = ARGV[i + 3], ARGV[i + 4], KEYS[tonumber(ARGV[i + 5])]
   local first = dedup ~= '' and redis.call('HGET', KEYS[9], dedup)
   if first then
     out[#out + 1] = first
   else
+    local mine = id .. ':' .. s(offset)
+    if partition ~= '0' then mine = mine .. ':' .. partition end
     if dedup ~= '' then
-      redis.call('HSET', KEYS[9], dedup, id .. ':' .. s(offset))
+      redis.call('HSET', KEYS[9], dedup, mine)
       redis.call('ZADD', KEYS[10], s(now + tonumber(ARGV[2])), dedup)
     end
-    local member = '0:' .. s(offset)
+    local member = partition .. ':' .. s(offset)
     redis.call('HSET', KEYS[6], member, group)
-    redis.call('ZADD', KEYS[11], offset, s(offset))
+    redis.call('ZADD', unacked, offset, s(offset))
+    local cursor = cursors[partition] or tonumber(redis.call('HGET', KEYS[3], partition) or '0')
     if offset >= cursor then cursor = offset + 1 end
+    cursors[partition] = cursor
     if due > now then
       redis.call('HSET', KEYS[2], member, '0:0:0')
       redis.call('ZADD', KEYS[1], ARGV[3], member)
       redis.call('ZADD', KEYS[4], ARGV[3], member)
     else
-      redis.call('ZADD', KEYS[5], 0, fifo_member(group, offset))
+      redis.call('ZADD', KEYS[5], 0, fifo_member(group, member))
       refresh_group(KEYS[5], KEYS[7], KEYS[8], group)
     end
-    out[#out + 1] = id .. ':' .. s(offset)
+    out[#out + 1] = mine
   end
 end
-redis.call('HSET', KEYS[3], '0', s(cursor))
+for partition, cursor in pairs(cursors) do redis.call('HSET', KEYS[3], partition, s(cursor)) end
 return out
 """
 )
@@ -93,7 +99,7 @@ for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'L
     if count == 0 then
       redis.call('ZREM', KEYS[4], member)
       redis.call('HDEL', KEYS[2], member)
-      redis.call('ZADD', KEYS[5], 0, fifo_member(group, offset_of(member)))
+      redis.call('ZADD', KEYS[5], 0, fifo_member(group, member))
       refresh_group(KEYS[5], KEYS[7], KEYS[8], group)
     else
       unlock_one(KEYS[5], KEYS[7], KEYS[8], group)
@@ -117,7 +123,7 @@ while n < max do
   local heads = redis.call('ZRANGEBYLEX', KEYS[5], '[' .. group .. '\\0',
                            '(' .. group .. '\\1', 'LIMIT', 0, max - n)
   for _, fifo_entry in ipairs(heads) do
-    local member = '0:' .. s(tonumber(string.sub(fifo_entry, #group + 2)))
+    local member = entry_member(group, fifo_entry)
     local count, _, first = state_of(KEYS[2], member)
     count = count or 0
     if count == 0 then first = now end
@@ -141,23 +147,25 @@ DEDUPLICATE = """
 -- FIFO topics: the deduplication of REGISTER_FIFO without the groups (a topic's
 -- subscriptions keep their own order: control_plane/dispatch_cursors.py).
 -- KEYS[1] dedup, KEYS[2] dedup expiry
--- ARGV[1] now ms, ARGV[2] deduplication window ms, ARGV[3..] triples of offset,
--- deduplication key, message id
--- returns per message "<message id>:<offset>": its own, or the first send's
+-- ARGV[1] now ms, ARGV[2] deduplication window ms, ARGV[3..] quadruples of partition,
+-- offset, deduplication key, message id
+-- returns per message "<message id>:<offset>[:<partition>]" (no partition: 0): its own,
+-- or the first send's
 local now = tonumber(ARGV[1])
 for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, 1000)) do
   redis.call('HDEL', KEYS[1], key)
   redis.call('ZREM', KEYS[2], key)
 end
 local out = {}
-for i = 3, #ARGV, 3 do
-  local first = redis.call('HGET', KEYS[1], ARGV[i + 1])
+for i = 3, #ARGV, 4 do
+  local first = redis.call('HGET', KEYS[1], ARGV[i + 2])
   if first then
     out[#out + 1] = first
   else
-    local mine = ARGV[i + 2] .. ':' .. ARGV[i]
-    redis.call('HSET', KEYS[1], ARGV[i + 1], mine)
-    redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[i + 1])
+    local mine = ARGV[i + 3] .. ':' .. ARGV[i + 1]
+    if ARGV[i] ~= '0' then mine = mine .. ':' .. ARGV[i] end
+    redis.call('HSET', KEYS[1], ARGV[i + 2], mine)
+    redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[i + 2])
     out[#out + 1] = mine
   end
 end

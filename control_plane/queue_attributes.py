@@ -55,6 +55,11 @@ KMS_KEY = "KmsMasterKeyId"
 SQS_MANAGED_SSE = "SqsManagedSseEnabled"
 KMS_REUSE_PERIOD = "KmsDataKeyReusePeriodSeconds"
 MAX_RECEIVE_COUNT = IntRange(1, 1000, 10)
+# TideMQ's own: how many partitions the queue's log has, fixed when it is created. Each
+# one is a log of its own with its own lease, so the bound keeps a receive (which asks
+# every partition for its end offset) and a node's lease count in proportion.
+PARTITIONS = "Partitions"
+PARTITION_COUNT = IntRange(1, 64, 1)
 REDRIVE_PERMISSIONS = frozenset({"allowAll", "denyAll", "byQueue"})
 MAX_ALLOWED_SOURCES = 10
 
@@ -115,6 +120,9 @@ def validate(attributes: Mapping[str, str], fifo: bool) -> dict[str, str]:
         if name == "Policy":
             normalised[name] = check_policy(value) if value else ""
             continue
+        if name == PARTITIONS:
+            normalised[name] = str(partition_count(value))
+            continue
         if name in POLICY_ATTRIBUTES:
             # An empty policy removes it (SetQueueAttributes with "").
             normalised[name] = _canonical_policy(name, value) if value else ""
@@ -136,6 +144,17 @@ def validate(attributes: Mapping[str, str], fifo: bool) -> dict[str, str]:
                 f"{describe_char(bad)} is not allowed."
             )
     return normalised
+
+
+def partition_count(value: str) -> int:
+    """A `Partitions` value: an integer from 1 to 64, as a queue's or a topic's."""
+    number = integer_value(value)
+    if number is None or not PARTITION_COUNT.low <= number <= PARTITION_COUNT.high:
+        raise InvalidAttributeValue(
+            f"Invalid value for the parameter {PARTITIONS}. Reason: must be an integer from "
+            f"{PARTITION_COUNT.low} to {PARTITION_COUNT.high}."
+        )
+    return number
 
 
 def integer_value(value: str) -> int | None:

@@ -38,6 +38,7 @@ from control_plane.metadata_cache import (
     wait_applied,
 )
 from control_plane.queue_attributes import (
+    PARTITIONS,
     RedrivePolicy,
     check_combination,
     check_encryption,
@@ -82,7 +83,7 @@ class QueueInfo:
 
     def all_attributes(self) -> dict[str, str]:
         """Every implemented attribute that has a value: as set, or its default."""
-        return with_defaults(self.attributes, self.fifo)
+        return {**with_defaults(self.attributes, self.fifo), PARTITIONS: str(self.partitions)}
 
 
 class QueueStore:
@@ -117,6 +118,9 @@ class QueueStore:
         check_encryption(validated)
         wanted = with_encryption_changes({}, validated)
         wanted.pop("FifoQueue", None)  # the name says it, as check_queue_name made sure
+        # Kept beside the attributes (the metadata's `partitions`), never among them: it
+        # is no setting that can change.
+        partitions = int(wanted.pop(PARTITIONS, "1"))
         check_combination(wanted)
         check_tags(name, tags or {})
         redrive = redrive_policy(wanted)
@@ -132,7 +136,7 @@ class QueueStore:
                     name,
                     stream_id,
                     now_ms,
-                    1,
+                    partitions,
                     _encode(wanted),
                     DELETED_NAME_RESERVED_MS,
                     1 if redrive else 0,
@@ -146,14 +150,17 @@ class QueueStore:
             )
         if int(created) == 0:
             existing = await self._read(account_id, name)
-            if dict(existing.attributes) != wanted:
+            differing = _differing(existing.attributes, wanted)
+            if existing.partitions != partitions:
+                differing = sorted([*differing, PARTITIONS])
+            if differing:
                 raise QueueNameExists(
                     "A queue already exists with the same name and a different value for "
-                    f"attribute(s) {', '.join(_differing(existing.attributes, wanted))}"
+                    f"attribute(s) {', '.join(differing)}"
                 )
             return existing
         await self._accounts.add(account_id)
-        return QueueInfo(account_id, name, stream_id, now_ms, now_ms, 1, wanted)
+        return QueueInfo(account_id, name, stream_id, now_ms, now_ms, partitions, wanted)
 
     async def get(self, account_id: str, name: str) -> QueueInfo:
         key = redis_keys.queue_metadata(account_id, name)
@@ -189,6 +196,12 @@ class QueueStore:
         changes = validate(attributes, queue.fifo)
         if "FifoQueue" in changes:
             raise InvalidAttributeValue("A queue's type cannot be changed after it is created.")
+        # Given as it is (tools that set every attribute they read back), it changes nothing.
+        if changes.pop(PARTITIONS, str(queue.partitions)) != str(queue.partitions):
+            raise InvalidAttributeValue(
+                f"Invalid value for the parameter {PARTITIONS}. Reason: a queue's partitions "
+                "cannot be changed after it is created."
+            )
         check_encryption(changes)
         merged = with_encryption_changes(queue.attributes, changes)
         check_combination(merged)

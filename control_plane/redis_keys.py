@@ -195,7 +195,8 @@ class SubscriptionKeys:
     @property
     def fifo(self) -> str:
         """FIFO queues: sorted set of every undeleted message that joined its group, member
-        "<group>\\0<offset, 20 digits>", all score 0, so ZRANGEBYLEX gives a group in order."""
+        "<group>\\0<offset, 20 digits>" followed by "\\0<partition>" unless the partition is
+        0, all score 0, so ZRANGEBYLEX gives a group (all in one partition) in order."""
         return f"{self._tag}:fifo"
 
     @property
@@ -215,7 +216,8 @@ class SubscriptionKeys:
 
     @property
     def dedup(self) -> str:
-        """FIFO queues: hash deduplication key -> "<message id>:<offset>" of the first send."""
+        """FIFO queues: hash deduplication key -> "<message id>:<offset>[:<partition>]" of
+        the first send (no partition: 0)."""
         return f"{self._tag}:dedup"
 
     @property

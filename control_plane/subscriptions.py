@@ -56,6 +56,8 @@ class SubscriptionInfo:
     attributes: Mapping[str, str] = field(hash=False)
     pending: bool = False
     token: str | None = None
+    # The topic's, copied at subscribe (it never changes): the partitions of its log.
+    topic_partitions: int = 1
 
     @property
     def arn(self) -> str:
@@ -99,6 +101,7 @@ class SubscriptionStore:
         fields: dict[str, str] = {
             "topic": topic.name,
             "topic_stream_id": topic.stream_id,
+            "topic_partitions": str(topic.partitions),
             "protocol": protocol,
             "endpoint": endpoint,
             "owner": owner,
@@ -246,6 +249,8 @@ def _info(account_id: str, subscription_id: str, fields: Mapping[str, str]) -> S
         attributes=orjson.loads(fields["attributes"]),
         pending=fields.get("pending") == "1",
         token=fields.get("token"),
+        # Absent from subscriptions made before topics had partitions: theirs have one.
+        topic_partitions=int(fields.get("topic_partitions", "1")),
     )
 
 

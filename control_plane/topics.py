@@ -61,6 +61,12 @@ class TopicInfo:
     def fifo(self) -> bool:
         return self.name.endswith(".fifo")
 
+    @property
+    def partitions(self) -> int:
+        """How many partitions its log has: its `Partitions` attribute, fixed at creation
+        (checked by the gateway's core; absent means 1)."""
+        return int(self.attributes.get("Partitions", "1"))
+
 
 class TopicStore:
     def __init__(

@@ -36,6 +36,7 @@ from gateway.core.dispatch_governor import DispatchGovernor
 from gateway.core.envelopes import Envelopes
 from gateway.core.messages import NewMessage
 from gateway.core.publisher import dedup_key
+from gateway.core.receiver import log_ends
 from gateway.core.sender import Sender
 from gateway.core.subscription_attributes import redrive_target
 from gateway.core.webhook_delivery import WebhookDelivery
@@ -176,30 +177,42 @@ class Dispatcher:
                     await asyncio.sleep(RETRY_PAUSE_S)
 
     async def _queue_round(self, subscription: SubscriptionInfo) -> bool:
-        """Delivers the next batch; False when there was nothing to deliver."""
+        """Delivers the next batch of each partition that has one; False when there was
+        nothing to deliver. Each partition is delivered in its log's order, so a FIFO
+        topic's groups (each in one partition) keep theirs."""
         stream_id = subscription.topic_stream_id
-        position = await self._cursors.position(subscription.id, 0)
-        end = await self._storage.end_offset(stream_id, 0)
-        if position >= end:
-            return False
-        upto = min(end, position + BATCH_RECORDS)
-        found = await self._storage.read_offsets(stream_id, 0, range(position, upto))
-        topic = await self._control.topics.get(subscription.account_id, subscription.topic_name)
-        records = await self._first_sends(topic, [found[o] for o in sorted(found)])
-        records = [r for r in records if self._filters.matches(subscription, r)]
-        if records:
-            await self._send_to_queue(subscription, topic, records)
-        await self._cursors.advance(subscription.id, self._owner, 0, position, upto)
-        return True
+        ends = await log_ends(self._storage, stream_id, subscription.topic_partitions)
+        delivered = False
+        for partition, end in ends.items():
+            position = await self._cursors.position(subscription.id, partition)
+            if position >= end:
+                continue
+            upto = min(end, position + BATCH_RECORDS)
+            found = await self._storage.read_offsets(stream_id, partition, range(position, upto))
+            topic = await self._control.topics.get(subscription.account_id, subscription.topic_name)
+            records = await self._first_sends(topic, partition, [found[o] for o in sorted(found)])
+            records = [r for r in records if self._filters.matches(subscription, r)]
+            if records:
+                await self._send_to_queue(subscription, topic, records)
+            await self._cursors.advance(subscription.id, self._owner, partition, position, upto)
+            delivered = True
+        return delivered
 
-    async def _first_sends(self, topic: TopicInfo, records: list[Record]) -> list[Record]:
-        """FIFO topics: the records that are not repeats of an earlier publish with the
-        same deduplication id (a repeat is in the log, but was answered as the first)."""
+    async def _first_sends(
+        self, topic: TopicInfo, partition: int, records: list[Record]
+    ) -> list[Record]:
+        """FIFO topics: the records (of one partition) that are not repeats of an earlier
+        publish with the same deduplication id (a repeat is in the log, but was answered
+        as the first)."""
         if not topic.fifo or not records:
             return records
         keys = [dedup_key(topic, r.group_id, r.dedup_id) for r in records]
         firsts = await self._control.deliveries.first_sends(topic.stream_id, keys)
-        return [r for r, first in zip(records, firsts, strict=True) if first in (None, r.offset)]
+        return [
+            r
+            for r, first in zip(records, firsts, strict=True)
+            if first in (None, (partition, r.offset))
+        ]
 
     async def _send_to_queue(
         self, subscription: SubscriptionInfo, topic: TopicInfo, records: list[Record]

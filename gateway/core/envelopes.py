@@ -16,7 +16,7 @@ from collections import OrderedDict
 from control_plane.signing_keys import SigningKey
 from control_plane.subscriptions import SubscriptionInfo
 from control_plane.topics import TopicInfo
-from gateway.core import notifications
+from gateway.core import notifications, partitioning
 from gateway.core.publisher import SUBJECT
 from storage_nodes.node import Record
 
@@ -51,7 +51,7 @@ class Envelopes:
                 )
                 for name, attribute in record.attributes.items()
             },
-            sequence_number=f"{record.offset:020d}" if topic.fifo else None,
+            sequence_number=_sequence_number(topic, record),
         )
         signature = None
         if not topic.fifo:
@@ -92,3 +92,12 @@ class Envelopes:
             confirmation.string_to_sign(), self.key, version, self.base_url
         )
         return message_id, confirmation.envelope(signature)
+
+
+def _sequence_number(topic: TopicInfo, record: Record) -> str | None:
+    """A FIFO topic's message's SequenceNumber, as its publish was answered: its group
+    names its partition (gateway/core/partitioning.py)."""
+    if not topic.fifo or record.group_id is None:
+        return None
+    partition = partitioning.group_partition(record.group_id, topic.partitions)
+    return partitioning.sequence_number(partition, record.offset, topic.partitions)

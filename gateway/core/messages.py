@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from control_plane.deliveries import Delivery
+from gateway.core.partitioning import sequence_number
 from storage_nodes.node import MessageAttribute, Record
 
 __all__ = [
@@ -128,7 +129,7 @@ class SentMessage:
     md5_of_body: str
     md5_of_attributes: str | None
     md5_of_system_attributes: str | None
-    sequence_number: str | None  # FIFO queues: the log offset, 20 digits
+    sequence_number: str | None  # FIFO queues (gateway/core/partitioning.py)
 
 
 # Not frozen: one per message received (see control_plane.deliveries.Delivery).
@@ -137,7 +138,10 @@ class ReceivedMessage:
     record: Record
     delivery: Delivery
     fifo: bool
+    partitions: int = 1  # the queue's, for its sequence numbers
 
     @property
     def sequence_number(self) -> str | None:
-        return f"{self.record.offset:020d}" if self.fifo else None
+        if not self.fifo:
+            return None
+        return sequence_number(self.delivery.partition, self.record.offset, self.partitions)

@@ -12,6 +12,7 @@ deduplicates by content), which is what SNS passes on to FIFO queues.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ import orjson
 from control_plane.plane import ControlPlane
 from control_plane.topics import TopicInfo
 from gateway import metrics
-from gateway.core import validation
+from gateway.core import partitioning, validation
 from gateway.core.errors import CoreError, invalid_parameter
 from gateway.core.messages import AttributeInput, MessageAttribute, MessageInput
 from gateway.core.topic_attributes import invalid
@@ -49,7 +50,7 @@ class PublishInput:
 @dataclass(frozen=True, slots=True)
 class Published:
     message_id: str
-    sequence_number: str | None  # FIFO topics: the log offset, 20 digits
+    sequence_number: str | None  # FIFO topics (gateway/core/partitioning.py)
 
 
 class Publisher:
@@ -73,28 +74,57 @@ class Publisher:
                 results[index] = exc
         if valid:
             records = [record for _, record in valid]
-            base = await self._storage.append(topic.stream_id, 0, records)
+            places = await self._append(topic, records)
             counters = metrics.topics.of(topic.account_id, topic.name)
             counters.published.inc(len(records))
             counters.published_bytes.inc(sum(len(record.body) for record in records))
-            published = await self._published(topic, records, base)
+            published = await self._published(topic, records, places)
             for (index, _), one in zip(valid, published, strict=True):
                 results[index] = one
             self._control.wakeups.notify(topic.stream_id)
         return [r for r in results if r is not None]
 
+    async def _append(self, topic: TopicInfo, records: Sequence[RecordIn]) -> list[tuple[int, int]]:
+        """Appends the records, a standard topic's to one partition, a FIFO topic's to
+        their groups' partitions (gateway/core/partitioning.py); their (partition, offset)."""
+        if not topic.fifo:
+            partition = partitioning.batch_partition(topic.partitions)
+            base = await self._storage.append(topic.stream_id, partition, records)
+            return [(partition, base + i) for i in range(len(records))]
+        by_partition: dict[int, list[int]] = {}
+        for i, record in enumerate(records):
+            assert record.group_id is not None, "FIFO publishes are checked to have a group"
+            partition = partitioning.group_partition(record.group_id, topic.partitions)
+            by_partition.setdefault(partition, []).append(i)
+        places: list[tuple[int, int]] = [(0, 0)] * len(records)
+
+        async def append(partition: int, indexes: list[int]) -> None:
+            batch = [records[i] for i in indexes]
+            base = await self._storage.append(topic.stream_id, partition, batch)
+            for k, i in enumerate(indexes):
+                places[i] = (partition, base + k)
+
+        await asyncio.gather(*(append(p, indexes) for p, indexes in by_partition.items()))
+        return places
+
     async def _published(
-        self, topic: TopicInfo, records: Sequence[RecordIn], base: int
+        self, topic: TopicInfo, records: Sequence[RecordIn], places: Sequence[tuple[int, int]]
     ) -> list[Published]:
         if not topic.fifo:
             return [Published(r.message_id, None) for r in records]
         entries = []
-        for i, record in enumerate(records):
+        for record, (partition, offset) in zip(records, places, strict=True):
             assert record.dedup_id is not None, "FIFO publishes are checked to have one"
             key = dedup_key(topic, record.group_id, record.dedup_id)
-            entries.append((base + i, key, record.message_id))
+            entries.append((partition, offset, key, record.message_id))
         known = await self._control.deliveries.deduplicate(topic.stream_id, entries)
-        return [Published(k.message_id, f"{k.offset:020d}") for k in known]
+        return [
+            Published(
+                k.message_id,
+                partitioning.sequence_number(k.partition, k.offset, topic.partitions),
+            )
+            for k in known
+        ]
 
 
 def publish_input(draft: MessageInput, names: validation.FieldNames) -> PublishInput:

@@ -14,7 +14,9 @@ Seek, as Kafka and Pulsar have it: the cursor moves to an offset, or to the firs
 offset at or after a time (the node finds it in its log, or in the archive for tiered
 segments). As in Pulsar, every message from the new position on is delivered again,
 whatever was delivered before, and what was in flight is forgotten: receipts handed out
-before the seek delete nothing and change nothing (docs/topics.md).
+before the seek delete nothing and change nothing (docs/topics.md). On a topic of several
+partitions a time is found in each partition's log; an offset is taken in each (a
+partition whose log is shorter goes to its end), so 0 replays everything.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from gateway.core import subscription_attributes
 from gateway.core.consumables import Consumable
 from gateway.core.errors import CoreError, invalid_parameter, translated
 from gateway.core.fanout import Filters
+from gateway.core.receiver import log_ends
 from gateway.core.subscription_attributes import PULL
 from storage_nodes.node import Node
 
@@ -37,8 +40,11 @@ from storage_nodes.node import Node
 class Sought:
     """Where a seek left the subscription."""
 
-    offset: int  # the next offset it delivers
-    end_offset: int  # the topic log's end when it sought: the offset of the next publish
+    # The next offset it delivers (several partitions: the lowest of theirs).
+    offset: int
+    # The topic log's end when it sought, the offset of the next publish (several
+    # partitions: the highest of their ends).
+    end_offset: int
 
 
 class PullSubscriptions:
@@ -54,7 +60,7 @@ class PullSubscriptions:
         return Consumable(
             stream_id=subscription.topic_stream_id,
             subscription_id=subscription.id,
-            partitions=1,
+            partitions=subscription.topic_partitions,
             fifo=False,  # pull subscriptions are of standard topics only
             visibility_timeout_ms=subscription_attributes.visibility_timeout_ms(subscription),
             receive_wait_ms=0,
@@ -78,35 +84,40 @@ class PullSubscriptions:
         if (offset is None) == (timestamp_ms is None):
             raise invalid_parameter("Seek to an offset or to a timestamp: give one of the two.")
         stream_id = subscription.topic_stream_id
-        end = await self._storage.end_offset(stream_id, 0)
+        ends = await log_ends(self._storage, stream_id, subscription.topic_partitions)
+        end = max(ends.values())
         if offset is not None:
             if not 0 <= offset <= end:
                 raise invalid_parameter(
                     f"The offset {offset} is not in the topic's log: give 0 to {end} "
                     f"({end}: its end, where the next message will be)."
                 )
-            target = offset
+            targets = {p: min(offset, partition_end) for p, partition_end in ends.items()}
         else:
             assert timestamp_ms is not None
             if timestamp_ms < 0:
                 raise invalid_parameter("The timestamp must be milliseconds since the epoch.")
-            target = await self._storage.offset_for_time(stream_id, 0, timestamp_ms)
-        await self._control.deliveries.seek(subscription.id, {0: target})
+            targets = {
+                p: await self._storage.offset_for_time(stream_id, p, timestamp_ms) for p in ends
+            }
+        await self._control.deliveries.seek(subscription.id, targets)
         try:
             await self._control.subscriptions.get(subscription.account_id, subscription.id)
         except NotFound:
             # Unsubscribed meanwhile: leave no state behind for a subscription that is gone.
-            await self._control.deliveries.drop(subscription.id, 1)
+            await self._control.deliveries.drop(subscription.id, subscription.topic_partitions)
             raise
         self._control.wakeups.notify(stream_id)
-        return Sought(target, end)
+        return Sought(min(targets.values()), end)
 
     @translated
     async def stats(self, subscription: SubscriptionInfo) -> SubscriptionStats:
         """Approximate counts: past the cursor or visible again, in flight."""
         _check_pull(subscription, "counted")
-        end = await self._storage.end_offset(subscription.topic_stream_id, 0)
-        return await self._control.deliveries.stats(subscription.id, {0: end})
+        ends = await log_ends(
+            self._storage, subscription.topic_stream_id, subscription.topic_partitions
+        )
+        return await self._control.deliveries.stats(subscription.id, ends)
 
 
 def _check_pull(subscription: SubscriptionInfo, what: str) -> None:

@@ -175,6 +175,9 @@ async def _subscription_lag(
 async def subscription_behind(
     storage: Node, cursors: DispatchCursors, subscription: SubscriptionInfo
 ) -> int:
-    """Messages of the topic's log past the subscription's cursor."""
-    end = await storage.end_offset(subscription.topic_stream_id, 0)
-    return max(end - await cursors.position(subscription.id, 0), 0)
+    """Messages of the topic's log past the subscription's cursors."""
+    ends = await log_ends(storage, subscription.topic_stream_id, subscription.topic_partitions)
+    behind = 0
+    for partition, end in ends.items():
+        behind += max(end - await cursors.position(subscription.id, partition), 0)
+    return behind

@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from control_plane.arns import parse_queue_arn
-from control_plane.deliveries import Delivery, FifoEntry
+from control_plane.deliveries import Delivery, FifoEntry, any_partition
 from control_plane.errors import ControlPlaneError, MessageNotInflight, QueueDoesNotExist
 from control_plane.plane import ControlPlane
 from control_plane.queues import QueueInfo
@@ -31,6 +31,7 @@ from gateway import metrics
 from gateway.core.consumables import Consumable
 from gateway.core.errors import CoreError, from_lower_layer
 from gateway.core.messages import DEAD_LETTER_SOURCE, ReceivedMessage
+from gateway.core.partitioning import batch_partition, group_partition
 from storage_nodes.node import MessageAttribute, Node, Record, RecordIn
 
 log = logging.getLogger(__name__)
@@ -43,7 +44,7 @@ EntryResults = list[CoreError | None]
 
 async def log_ends(storage: Node, stream_id: str, partitions: int) -> dict[int, int]:
     """The end offset of each of the stream's partitions."""
-    if partitions == 1:  # every stream so far: no task per partition
+    if partitions == 1:  # the default: no task per partition
         return {0: await storage.end_offset(stream_id, 0)}
     ends = await asyncio.gather(*(storage.end_offset(stream_id, p) for p in range(partitions)))
     return dict(enumerate(ends))
@@ -133,13 +134,15 @@ class Receiver:
         deliveries = self._control.deliveries
         redrive = source.redrive
         dead_letter_queue = await self._dead_letter_queue(source)
+        ends = await log_ends(self._storage, source.stream_id, source.partitions)
         claim = await deliveries.claim(
             source.subscription_id,
-            await log_ends(self._storage, source.stream_id, source.partitions),
+            ends,
             max_messages,
             visibility_timeout_ms,
             max_receives=(redrive.max_receive_count if redrive and dead_letter_queue else 0),
             fifo=source.fifo,
+            first_partition=any_partition(ends),
         )
         if not claim:
             return [], False
@@ -167,7 +170,7 @@ class Receiver:
             elif delivery.receive_count == 1 and record.timestamp_ms + record.delay_ms > now_ms:
                 await deliveries.defer(delivery, record.timestamp_ms + record.delay_ms)
             else:
-                received.append(ReceivedMessage(record, delivery, source.fifo))
+                received.append(ReceivedMessage(record, delivery, source.fifo, source.partitions))
                 received_bytes += len(record.body)
         if received and counters is not None:
             counters.received.inc(len(received))
@@ -225,9 +228,13 @@ class Receiver:
                     DEAD_LETTER_SOURCE: MessageAttribute("String", source.arn),
                 },
             )
-            offset = await self._storage.append(target.stream_id, 0, [moved])
             if target.fifo and record.group_id is not None:
-                entry = FifoEntry(offset, record.group_id, None, record.message_id)
+                partition = group_partition(record.group_id, target.partitions)
+            else:
+                partition = batch_partition(target.partitions)
+            offset = await self._storage.append(target.stream_id, partition, [moved])
+            if target.fifo and record.group_id is not None:
+                entry = FifoEntry(offset, record.group_id, None, record.message_id, partition)
                 await self._control.deliveries.register_fifo(target.stream_id, [entry], 0)
             self._control.wakeups.notify(target.stream_id)
         await self._control.deliveries.remove(delivery, "dead_lettered")

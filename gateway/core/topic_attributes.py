@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 import orjson
 
+from control_plane.queue_attributes import PARTITION_COUNT, PARTITIONS, integer_value
 from control_plane.topics import TopicInfo
 from gateway.core.delivery_policies import parse_topic_policy
 from gateway.core.errors import CoreError
@@ -32,9 +33,10 @@ CREATABLE = frozenset(
         "ContentBasedDeduplication",
         "ArchivePolicy",
         "FifoThroughputScope",
+        PARTITIONS,
     }
 )
-SETTABLE = CREATABLE - {"FifoTopic"}
+SETTABLE = CREATABLE - {"FifoTopic", PARTITIONS}
 _FIFO_ONLY = frozenset({"ContentBasedDeduplication", "ArchivePolicy", "FifoThroughputScope"})
 MAX_DISPLAY_NAME = 100
 MAX_POLICY_BYTES = 30 * 1024
@@ -64,6 +66,10 @@ def check_attributes(
     allowed = CREATABLE if creating else SETTABLE
     checked: dict[str, str] = {}
     for name, value in attributes.items():
+        if name == PARTITIONS and not creating:
+            raise invalid(
+                f"{PARTITIONS}: a topic's partitions cannot be changed after it is created"
+            )
         if name not in allowed:
             raise invalid("AttributeName")
         if name in _FIFO_ONLY and not fifo:
@@ -71,6 +77,8 @@ def check_attributes(
         checked[name] = _checked_value(name, value)
     if checked.get("FifoTopic") == "false":
         del checked["FifoTopic"]  # the default, stored as absent
+    if checked.get(PARTITIONS) == "1":
+        del checked[PARTITIONS]  # the default too
     return checked
 
 
@@ -94,6 +102,15 @@ def _checked_value(name: str, value: str) -> str:
         if value not in _CHOICES[name]:
             raise invalid(f"{name}: must be {' or '.join(_CHOICES[name])}")
         return value
+    if name == PARTITIONS:
+        # Kept among the attributes (TopicInfo.partitions reads it), canonical.
+        count = integer_value(value)
+        if count is None or not PARTITION_COUNT.low <= count <= PARTITION_COUNT.high:
+            raise invalid(
+                f"{PARTITIONS}: must be an integer from {PARTITION_COUNT.low} to "
+                f"{PARTITION_COUNT.high}"
+            )
+        return str(count)
     if name == "DisplayName" and len(value) > MAX_DISPLAY_NAME:
         raise invalid("DisplayName: must be at most 100 characters")
     if name == "DeliveryPolicy" and value:

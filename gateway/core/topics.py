@@ -30,6 +30,7 @@ from gateway.core.dispatch_governor import DispatchGovernor
 from gateway.core.errors import CoreError, ErrorKind, translated
 from gateway.core.messages import MessageInput
 from gateway.core.publisher import Published, Publisher, PublishInput, publish_input
+from gateway.core.receiver import log_ends
 from gateway.core.subscription_protocols import check_protocol
 from gateway.core.topic_attributes import invalid
 from gateway.core.validation import FieldNames
@@ -87,7 +88,9 @@ class Topics:
         topic, created = await self._control.topics.create(account_id, name, checked, tags)
         if created:
             await self._storage.create_stream(
-                StreamDescriptor(topic.stream_id, account_id, "topic", name, 1, topic.created_ms)
+                StreamDescriptor(
+                    topic.stream_id, account_id, "topic", name, topic.partitions, topic.created_ms
+                )
             )
         return topic
 
@@ -139,6 +142,7 @@ class Topics:
             "SubscriptionsConfirmed": str(counts["confirmed"]),
             "SubscriptionsPending": str(counts["pending"]),
             "SubscriptionsDeleted": "0",
+            "Partitions": "1",
             "EffectiveDeliveryPolicy": subscription_attributes.effective_topic_delivery_policy(
                 topic.attributes.get("DeliveryPolicy")
             ),
@@ -176,8 +180,8 @@ class Topics:
         topic, subscription_ids = deleted
         for subscription_id in subscription_ids:
             await self._control.subscriptions.forget_pushed(account_id, subscription_id)
-            await self._control.deliveries.drop(subscription_id, 1)
-        await self._control.forget_stream(topic.stream_id, 1)
+            await self._control.deliveries.drop(subscription_id, topic.partitions)
+        await self._control.forget_stream(topic.stream_id, topic.partitions)
         await self._storage.drop_stream(topic.stream_id)
         metrics.topics.drop(account_id, name)
 
@@ -284,8 +288,10 @@ class Topics:
         return subscription
 
     async def _start_at_end(self, subscription: SubscriptionInfo) -> None:
-        end = await self._storage.end_offset(subscription.topic_stream_id, 0)
-        await self._control.deliveries.start_at(subscription.id, {0: end})
+        ends = await log_ends(
+            self._storage, subscription.topic_stream_id, subscription.topic_partitions
+        )
+        await self._control.deliveries.start_at(subscription.id, ends)
 
     @translated
     async def subscription(
@@ -320,7 +326,7 @@ class Topics:
                 return
             raise
         await self._control.subscriptions.unsubscribe(subscription)
-        await self._control.deliveries.drop(subscription.id, 1)
+        await self._control.deliveries.drop(subscription.id, subscription.topic_partitions)
 
     @translated
     async def subscription_attributes(self, subscription: SubscriptionInfo) -> dict[str, str]:

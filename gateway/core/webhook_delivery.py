@@ -19,7 +19,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
-from control_plane.deliveries import Delivery
+from control_plane.deliveries import Delivery, any_partition
 from control_plane.errors import NotFound
 from control_plane.plane import ControlPlane
 from control_plane.subscriptions import SubscriptionInfo
@@ -27,6 +27,7 @@ from control_plane.topics import TopicInfo
 from gateway.core import fanout, notifications
 from gateway.core.delivery_policies import EffectiveDeliveryPolicy
 from gateway.core.envelopes import Envelopes
+from gateway.core.receiver import log_ends
 from gateway.core.retry_schedules import retry_delay_s
 from gateway.core.subscription_attributes import effective_policy
 from gateway.core.webhooks import Webhooks, webhook_headers
@@ -123,28 +124,26 @@ class WebhookDelivery:
     async def _round(self, topic: TopicInfo, subscription: SubscriptionInfo) -> bool:
         """Claims and attempts up to BATCH messages; False when none was due."""
         policy = effective_policy(subscription, topic.attributes.get("DeliveryPolicy"))
-        end = await self._storage.end_offset(topic.stream_id, 0)
+        ends = await log_ends(self._storage, topic.stream_id, topic.partitions)
         claim = await self._control.deliveries.claim(
             subscription.id,
-            {0: end},
+            ends,
             BATCH,
             IN_FLIGHT_MS,
             max_receives=policy.retry.num_retries + 1,
+            first_partition=any_partition(ends),
         )
         if not claim:
             return False
-        claimed = claim.deliveries + claim.dead_letters
-        found = await self._storage.read_offsets(
-            topic.stream_id, 0, sorted({d.offset for d in claimed})
-        )
-        given_up = [found[d.offset] for d in claim.dead_letters if d.offset in found]
+        found = await self._records(topic, claim.deliveries + claim.dead_letters)
+        given_up = [found[d.member] for d in claim.dead_letters if d.member in found]
         if given_up:
             await self._dead_letter(subscription, topic, given_up)
         for dead in claim.dead_letters:
             await self._control.deliveries.remove(dead, "dead_lettered")
         await asyncio.gather(
             *(
-                self._attempt(topic, subscription, policy, d, found.get(d.offset))
+                self._attempt(topic, subscription, policy, d, found.get(d.member))
                 for d in claim.deliveries
             )
         )
@@ -152,6 +151,18 @@ class WebhookDelivery:
         if throttle is not None:
             await asyncio.sleep(len(claim.deliveries) / throttle.max_receives_per_second)
         return True
+
+    async def _records(self, topic: TopicInfo, claimed: list[Delivery]) -> dict[str, Record]:
+        """The claimed records by delivery member ("partition:offset"), one read a
+        partition."""
+        by_partition: dict[int, set[int]] = {}
+        for delivery in claimed:
+            by_partition.setdefault(delivery.partition, set()).add(delivery.offset)
+        found: dict[str, Record] = {}
+        for partition, offsets in by_partition.items():
+            records = await self._storage.read_offsets(topic.stream_id, partition, sorted(offsets))
+            found.update({f"{partition}:{offset}": r for offset, r in records.items()})
+        return found
 
     async def _attempt(
         self,

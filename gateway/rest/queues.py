@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gateway.core.partitioning import with_partitions
 from gateway.core.queues import Queue as QueueInfo
 from gateway.rest.context import RestContext
 from gateway.rest.operations import operation
@@ -46,10 +47,14 @@ async def create_queue(ctx: RestContext, request: CreateQueue) -> Queue:
     A `.fifo` name makes a FIFO queue (with the attribute `FifoQueue` `"true"`). Creating a
     queue that exists with the same attributes returns it; with other attributes it is a
     409 QueueNameExists, and within 60 s of deleting a queue of that name a 409
-    QueueDeletedRecently, as on SQS.
+    QueueDeletedRecently, as on SQS. `partitions` (or the attribute `Partitions`) splits
+    its log, fixed once it is created: a PATCH may not change it.
     """
+    attributes = with_partitions(
+        request.attributes or {}, request.partitions, "InvalidParameterValue"
+    )
     queue = await ctx.broker.create_queue(
-        ctx.account_id, request.name, request.attributes or {}, request.tags or {}
+        ctx.account_id, request.name, attributes, request.tags or {}
     )
     return await _described(ctx, queue)
 
@@ -144,6 +149,7 @@ async def _described(ctx: RestContext, queue: QueueInfo) -> Queue:
         fifo=queue.fifo,
         created_timestamp=queue.created_ms,
         last_modified_timestamp=queue.modified_ms,
+        partitions=queue.partitions,
         attributes=queue.all_attributes(),
         stats=await _stats(ctx, queue),
     )

@@ -8,6 +8,7 @@ codes; topics are named by bare names, the caller's own.
 from __future__ import annotations
 
 from gateway.core.errors import CoreError
+from gateway.core.partitioning import with_partitions
 from gateway.core.topics import Topic as TopicInfo
 from gateway.native import conversions
 from gateway.native.messages import SendBatch, SendBatchResults, SendMessage
@@ -52,8 +53,9 @@ async def create_topic(ctx: RestContext, request: CreateTopic) -> Topic:
     a topic that exists with the same attributes returns it, as SNS's CreateTopic does;
     other attributes are a 400 InvalidParameter.
     """
+    attributes = with_partitions(request.attributes or {}, request.partitions, "InvalidParameter")
     topic = await ctx.broker.topics.create_topic(
-        ctx.account_id, request.name, request.attributes or {}, request.tags or {}
+        ctx.account_id, request.name, attributes, request.tags or {}
     )
     return await _described(ctx, topic)
 
@@ -176,5 +178,6 @@ async def _described(ctx: RestContext, topic: TopicInfo) -> Topic:
         arn=topic.arn,
         fifo=topic.fifo,
         created_timestamp=topic.created_ms,
+        partitions=topic.partitions,
         attributes=await ctx.broker.topics.topic_attributes(topic),
     )

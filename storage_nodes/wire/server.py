@@ -86,6 +86,13 @@ class NodeServer:
         while self._requests:
             await asyncio.wait(set(self._requests))
 
+    async def settle(self) -> None:
+        """Waits for the requests in progress now to be answered, not for those arriving
+        meanwhile: once the Ownership refuses a partition, this is the wait after which
+        nothing admitted before is still writing it."""
+        if self._requests:
+            await asyncio.wait(set(self._requests))
+
     async def close(self) -> None:
         if self._server is not None:
             self._server.close()

@@ -164,10 +164,12 @@ class DeliveryDriver:
             message.delayed_at_send = True
         return message
 
-    async def receive(self, max_messages: int, visibility_ms: int) -> list[Delivery]:
+    async def receive(
+        self, max_messages: int, visibility_ms: int, first_partition: int = 0
+    ) -> list[Delivery]:
         model, now = self.model, self.clock.now_ms()
         claim = await self.plane.deliveries.claim(
-            self.sid, dict(model.ends), max_messages, visibility_ms
+            self.sid, dict(model.ends), max_messages, visibility_ms, first_partition=first_partition
         )
         assert claim.dead_letters == [], "a dead letter without a redrive policy"
         got = claim.deliveries
@@ -206,7 +208,7 @@ class DeliveryDriver:
         for p, offsets in got_new.items():
             new = sorted(m.offset for m in deliverable if m.partition == p and not m.in_timers)
             assert offsets == new[: len(offsets)], f"partition {p}: not the oldest new messages"
-        self._advance_cursors(max_messages, len(got_due), got_new)
+        self._advance_cursors(max_messages, len(got_due), got_new, first_partition)
         for d in got:
             m = model.messages[(d.partition, d.offset)]
             m.state = State.RECEIVED
@@ -219,10 +221,17 @@ class DeliveryDriver:
             model.held.append(HeldReceipt.of(d))
         return got
 
-    def _advance_cursors(self, max_messages: int, n: int, got_new: dict[int, list[int]]) -> None:
-        """Where the claim script's scan leaves the cursors: partitions in order, each up
-        to its log end, or just past the message that filled the claim."""
-        for p in sorted(self.model.ends):
+    def _advance_cursors(
+        self, max_messages: int, n: int, got_new: dict[int, list[int]], first_partition: int
+    ) -> None:
+        """Where the claim script's scan leaves the cursors: partitions in order from the
+        first (wrapping around), each up to its log end, or just past the message that
+        filled the claim."""
+        order = sorted(self.model.ends)
+        if first_partition in order:
+            start = order.index(first_partition)
+            order = order[start:] + order[:start]
+        for p in order:
             if n >= max_messages:
                 break
             taken = got_new[p]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from control_plane.clock import ManualClock
-from control_plane.deliveries import Delivery
+from control_plane.deliveries import Delivery, any_partition
 from control_plane.errors import OverLimit, ReceiptHandleIsInvalid
 from control_plane.plane import ControlPlane
 
@@ -249,3 +249,22 @@ async def test_receiving_stops_at_the_in_flight_quota(
     clock.advance(VISIBILITY_MS)  # expired ones are free again: redelivered, in order
     claim = await plane.deliveries.claim(SID, {0: 5}, 10, VISIBILITY_MS, max_in_flight=3)
     assert [(d.offset, d.receive_count) for d in claim.deliveries] == [(1, 2), (2, 2), (3, 2)]
+
+
+async def test_a_backlog_in_one_partition_does_not_starve_another(plane: ControlPlane) -> None:
+    """Partition 0 has a long backlog, partition 3 one message: claims of one message at
+    a time reach partition 3 long before partition 0 is drained."""
+    ends = {0: 10_000, 1: 0, 2: 0, 3: 1}
+    claims = 0
+    while True:
+        claim = await plane.deliveries.claim(
+            SID, ends, 1, VISIBILITY_MS, first_partition=any_partition(ends)
+        )
+        claims += 1
+        [delivery] = claim.deliveries
+        if delivery.partition == 3:
+            break
+        assert claims < 200, "partition 3 was starved"
+    stats = await plane.deliveries.stats(SID, ends)
+    assert (stats.visible, stats.in_flight) == (10_001 - claims, claims)
+    assert (await plane.deliveries.cursors(SID))[3] == 1

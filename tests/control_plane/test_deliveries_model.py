@@ -84,9 +84,13 @@ class DeliveriesMachine(RuleBasedStateMachine):
         for delay_ms in delays:
             self.run(self.driver.send(partition, delay_ms))
 
-    @rule(max_messages=MAX_MESSAGES, visibility_ms=st.integers(0, 5_000))
-    def receive(self, max_messages: int, visibility_ms: int) -> None:
-        self.run(self.driver.receive(max_messages, visibility_ms))
+    @rule(
+        max_messages=MAX_MESSAGES,
+        visibility_ms=st.integers(0, 5_000),
+        first_partition=st.sampled_from(PARTITIONS),
+    )
+    def receive(self, max_messages: int, visibility_ms: int, first_partition: int) -> None:
+        self.run(self.driver.receive(max_messages, visibility_ms, first_partition))
 
     @rule(
         max_messages=MAX_MESSAGES,

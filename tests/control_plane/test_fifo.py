@@ -126,3 +126,49 @@ async def test_fifo_receiving_stops_at_the_in_flight_quota(plane: ControlPlane) 
     assert [d.offset for d in claim.deliveries] == [0, 1]
     with pytest.raises(OverLimit):
         await plane.deliveries.claim(SID, {0: 0}, 10, VISIBILITY_MS, fifo=True, max_in_flight=2)
+
+
+async def test_groups_in_several_partitions_keep_their_order(plane: ControlPlane) -> None:
+    # Group a in partition 0 (the layout from before partitions), b in 2, c in 3.
+    entries = [
+        FifoEntry(0, "a", None, "a0", 0),
+        FifoEntry(0, "b", None, "b0", 2),
+        FifoEntry(1, "b", None, "b1", 2),
+        FifoEntry(0, "c", "dup", "c0", 3),
+        FifoEntry(1, "a", None, "a1", 0),
+        FifoEntry(1, "c", "dup", "c1", 3),  # a repeat of c0's deduplication key
+    ]
+    registered = await plane.deliveries.register_fifo(SID, entries, 0)
+    assert [(r.message_id, r.partition, r.offset, r.duplicate) for r in registered][-1] == (
+        "c0",
+        3,
+        0,
+        True,
+    )
+    assert not any(r.duplicate for r in registered[:-1])
+    assert await plane.deliveries.cursors(SID) == {0: 2, 2: 2, 3: 1}
+    taken = await _claim(plane, 10)
+    places = sorted((d.partition, d.offset) for d in taken)
+    assert places == [(0, 0), (0, 1), (2, 0), (2, 1), (3, 0)]
+    by_partition = {p: [d.offset for d in taken if d.partition == p] for p in (0, 2)}
+    assert by_partition == {0: [0, 1], 2: [0, 1]}
+    assert await plane.deliveries.ack_floor(SID, 2) == 0
+    await _delete(plane, *taken)
+    assert await plane.deliveries.ack_floor(SID, 2) == 2
+    assert await _claim(plane) == []
+    assert await plane.redis.exists(SubscriptionKeys(SID).fifo) == 0
+
+
+async def test_an_expired_message_of_another_partition_comes_back_first(
+    plane: ControlPlane, clock: ManualClock
+) -> None:
+    entries = [FifoEntry(5, "g", None, "m5", 1), FifoEntry(6, "g", None, "m6", 1)]
+    await plane.deliveries.register_fifo(SID, entries, 0)
+    [first] = await _claim(plane, 1)
+    assert (first.partition, first.offset) == (1, 5)
+    clock.advance(VISIBILITY_MS)
+    [again] = await _claim(plane, 1)
+    assert (again.partition, again.offset, again.receive_count) == (1, 5, 2)
+    await _delete(plane, again)
+    [second] = await _claim(plane, 1)
+    assert (second.partition, second.offset) == (1, 6)

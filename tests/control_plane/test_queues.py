@@ -111,3 +111,32 @@ async def test_tags(plane: ControlPlane) -> None:
     with pytest.raises(InvalidParameterValue):
         await plane.queues.tag(ACCOUNT, "q", {"aws:reserved": "v"})
     assert await plane.queues.tags(ACCOUNT, "q") == {"team": "billing"}
+
+
+async def test_partitions_are_fixed_at_creation(plane: ControlPlane) -> None:
+    queue = await plane.queues.create(ACCOUNT, "wide", {"Partitions": " 4"})
+    assert queue.partitions == 4
+    assert "Partitions" not in queue.attributes  # kept beside them, not among them
+    assert queue.all_attributes()["Partitions"] == "4"
+    assert (await plane.queues.get(ACCOUNT, "wide")).partitions == 4
+    again = await plane.queues.create(ACCOUNT, "wide", {"Partitions": "4"})
+    assert again.stream_id == queue.stream_id
+    with pytest.raises(QueueNameExists, match="Partitions"):
+        await plane.queues.create(ACCOUNT, "wide", {})
+    # The same value changes nothing; another is refused and changes nothing.
+    await plane.queues.set_attributes(ACCOUNT, "wide", {"Partitions": "4"})
+    with pytest.raises(InvalidAttributeValue, match="cannot be changed"):
+        await plane.queues.set_attributes(
+            ACCOUNT, "wide", {"Partitions": "8", "VisibilityTimeout": "5"}
+        )
+    unchanged = await plane.queues.get(ACCOUNT, "wide")
+    assert (unchanged.partitions, unchanged.settings.visibility_timeout_ms) == (4, 30_000)
+    assert (await plane.queues.create(ACCOUNT, "narrow", {})).partitions == 1
+
+
+@pytest.mark.parametrize("value", ["0", "65", "-1", "two", "1.5", ""])
+async def test_partitions_out_of_range_are_refused(plane: ControlPlane, value: str) -> None:
+    with pytest.raises(InvalidAttributeValue, match="Partitions"):
+        await plane.queues.create(ACCOUNT, "bad", {"Partitions": value})
+    with pytest.raises(QueueDoesNotExist):
+        await plane.queues.get(ACCOUNT, "bad")

@@ -18,6 +18,22 @@ a late writer from overwriting the new owner's archive.
 
 Appends carry the lease epoch the gateway looked up; an append for another epoch than
 the one held is refused too (NotOwner), as is any request during the hand-over.
+
+Rebalancing. When a node joins, rendezvous hashing names it the owner of about 1/n of
+the partitions; the nodes holding those hand them over (`rebalance`), the way a node
+shutting down hands over all of its own, and only those move:
+
+    t0  membership lists the new node; the holder's assignment now names it
+    t1  the holder refuses new requests for the partition (NotOwner), still renewing
+        its lease, and waits for the requests it admitted before t1 to be answered
+    t2  it seals the active segment, uploads what the archive lacks, closes the log
+    t3  it releases the lease; a gateway's next request (refused at t1..t3, retried with
+        a fresh route) reaches the new node, which takes the lease and starts its log at
+        the archive's end: every acknowledged append is there
+
+If the archive cannot take the tail at t2, the holder keeps the partition (its log
+reopens on the next request) and tries again at a later tick: nothing moves that
+would leave acknowledged records behind.
 """
 
 from __future__ import annotations
@@ -75,6 +91,9 @@ class LeaseKeeper:
         self._live_ids: frozenset[str] = frozenset({node_id})
         self._closing = False
         self._closings: set[asyncio.Task[None]] = set()
+        # Partitions being handed over to the node now assigned them: refused meanwhile.
+        self._leaving: set[tuple[str, int]] = set()
+        self._rebalancing: asyncio.Task[None] | None = None
 
     def set_live_nodes(self, node_ids: Iterable[str]) -> None:
         """The live nodes, as membership last listed them: whom partitions are assigned
@@ -88,6 +107,8 @@ class LeaseKeeper:
         key = (stream_id, partition)
         if self._closing:
             raise NotOwner(f"node {self.node_id} is shutting down and hands its partitions over")
+        if key in self._leaving:
+            raise NotOwner(f"node {self.node_id} hands {stream_id}/{partition} over")
         held = self._current(key)
         if held is None:
             if epoch:
@@ -169,11 +190,77 @@ class LeaseKeeper:
             else:
                 self._held[key] = _Held(renewed, asked_s + self._valid_s())
 
+    def start_rebalance(self, settled: Callable[[], Awaitable[None]]) -> None:
+        """Hands over, in the background, the partitions held that the assignment over
+        the live nodes now gives another node (see the module's docstring); `settled`
+        waits for the requests in progress. One rebalance at a time."""
+        if self._closing or (self._rebalancing is not None and not self._rebalancing.done()):
+            return
+        if not self.misplaced():
+            return
+        self._rebalancing = asyncio.get_running_loop().create_task(
+            self._rebalance_logged(settled), name="rebalance"
+        )
+
+    async def _rebalance_logged(self, settled: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await self.rebalance(settled)
+        except Exception:
+            # A fault of ours: the partitions stay here, and the next tick tries again.
+            log.exception("rebalance failed")
+
+    def misplaced(self) -> list[tuple[str, int]]:
+        """The partitions held that the assignment gives another live node."""
+        return [
+            key
+            for key in sorted(self._held)
+            if key not in self._leaving and assign(*key, self._live_ids) != self.node_id
+        ]
+
+    async def rebalance(self, settled: Callable[[], Awaitable[None]]) -> None:
+        """Hands the misplaced partitions over: refused from now on, then, once the
+        requests admitted before are answered, archived and released."""
+        moving = self.misplaced()
+        if not moving:
+            return
+        self._leaving.update(moving)
+        try:
+            await settled()
+            for key in moving:
+                await self._hand_over(key)
+        finally:
+            self._leaving.difference_update(moving)
+
+    async def _hand_over(self, key: tuple[str, int]) -> None:
+        async with self._taking.setdefault(key, asyncio.Lock()):
+            held = self._held.get(key)
+            if held is None:
+                return  # lost meanwhile: closed by whoever noticed
+            try:
+                await self._storage.hand_over(*key, archive=True)
+            except NodeError as exc:
+                log.warning(
+                    "rebalance: keeping %s/%d, its tail cannot be archived now: %s", *key, exc
+                )
+                return
+            self._forget(key)
+        try:
+            await self._leases.release(held.lease)
+        except ControlPlaneError as exc:
+            # It runs out within the TTL; no request is served here meanwhile.
+            log.warning("cannot release the lease of %s/%d: %s", key[0], key[1], exc)
+        log.info(
+            "rebalance: handed %s/%d over to node %s (epoch %d)",
+            key[0], key[1], assign(*key, self._live_ids), held.lease.epoch,
+        )  # fmt: skip
+
     async def hand_over_all(self, drained: Callable[[], Awaitable[None]]) -> None:
         """Shutdown: refuses every request from now on, waits (`drained`) for those in
         progress, archives each partition's tail and releases its lease, so another node
         takes it over at once with nothing left behind."""
         self._closing = True
+        if self._rebalancing is not None:
+            await asyncio.gather(self._rebalancing, return_exceptions=True)
         await drained()
         for key, held in list(self._held.items()):
             self._forget(key)

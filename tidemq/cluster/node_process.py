@@ -8,7 +8,8 @@ Start-up, in this order:
      (/healthz, /readyz, /metrics: node_http.py);
   4. register in membership, and print the banner.
 Then, every third of the lease TTL: heartbeat, list the live nodes (whom partitions are
-assigned among), renew the leases held, publish this process's report.
+assigned among), renew the leases held, hand over (in the background) those the
+assignment now gives a node that joined, publish this process's report.
 
 SIGTERM or SIGINT, in this order: deregister (gateways and nodes stop assigning it
 partitions); refuse new requests and let those in progress finish, acknowledged; seal
@@ -100,7 +101,7 @@ async def _serve(settings: Settings, redis_url: str) -> None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), ttl_ms / 3000)
             if not stop.is_set():
-                await _tick(membership, keeper, reports, address=address, ttl_ms=ttl_ms)
+                await _tick(membership, keeper, server, reports, address=address, ttl_ms=ttl_ms)
         log.info("stopping: handing the partitions over")
         with contextlib.suppress(ControlPlaneError):
             await membership.deregister(node_id)
@@ -117,6 +118,7 @@ async def _serve(settings: Settings, redis_url: str) -> None:
 async def _tick(
     membership: Membership,
     keeper: LeaseKeeper,
+    server: NodeServer,
     reports: ProcessReports,
     *,
     address: str,
@@ -133,6 +135,7 @@ async def _tick(
     except ControlPlaneError as exc:
         log.warning("membership: %s", exc)
     await keeper.renew_all()
+    keeper.start_rebalance(server.settle)
     try:
         await _report(reports, keeper, address)
     except ControlPlaneError as exc:

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from msgspec import Meta, Struct
 
+from gateway.core.partitioning import MAX_PARTITIONS
 from gateway.native.common import QueueName
 
 QueueAttributes = Annotated[
@@ -14,7 +15,8 @@ QueueAttributes = Annotated[
         description="SQS's queue attribute names and string values, with SQS's ranges: "
         "DelaySeconds, MaximumMessageSize, MessageRetentionPeriod, "
         "ReceiveMessageWaitTimeSeconds, VisibilityTimeout, RedrivePolicy, "
-        "RedriveAllowPolicy, Policy and, for FIFO queues, FifoQueue, "
+        "RedriveAllowPolicy, Policy, Partitions (TideMQ's: 1 to 64, fixed at creation) "
+        "and, for FIFO queues, FifoQueue, "
         "ContentBasedDeduplication, DeduplicationScope, FifoThroughputLimit.",
         examples=[{"VisibilityTimeout": "60"}],
     ),
@@ -32,6 +34,19 @@ class CreateQueue(Struct, forbid_unknown_fields=True):
     name: QueueName
     attributes: QueueAttributes | None = None
     tags: Tags | None = None
+    partitions: (
+        Annotated[
+            int,
+            Meta(
+                ge=1,
+                le=MAX_PARTITIONS,
+                description="How many partitions its log has (default 1), fixed once it is "
+                "created: the attribute `Partitions`. Messages are spread over them; a FIFO "
+                "queue's message group stays in one.",
+            ),
+        ]
+        | None
+    ) = None
 
 
 class SetQueueAttributes(Struct, forbid_unknown_fields=True):
@@ -55,6 +70,7 @@ class Queue(Struct):
     fifo: bool
     created_timestamp: Annotated[int, Meta(description="ms since the epoch")]
     last_modified_timestamp: Annotated[int, Meta(description="ms since the epoch")]
+    partitions: Annotated[int, Meta(description="How many partitions its log has.")]
     attributes: dict[str, str]
     stats: QueueStats
 

@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from msgspec import Meta, Struct
 
+from gateway.core.partitioning import MAX_PARTITIONS
 from gateway.native.common import TopicName
 from gateway.rest.shapes.queues import Tags
 
@@ -35,6 +36,19 @@ class CreateTopic(Struct, forbid_unknown_fields=True):
     name: TopicName
     attributes: TopicAttributes | None = None
     tags: Tags | None = None
+    partitions: (
+        Annotated[
+            int,
+            Meta(
+                ge=1,
+                le=MAX_PARTITIONS,
+                description="How many partitions its log has (default 1), fixed once it is "
+                "created: the attribute `Partitions`. Messages are spread over them; a FIFO "
+                "topic's message group stays in one.",
+            ),
+        ]
+        | None
+    ) = None
 
 
 class SetTopicAttributes(Struct, forbid_unknown_fields=True):
@@ -49,6 +63,7 @@ class Topic(Struct):
     arn: str
     fifo: bool
     created_timestamp: Millis
+    partitions: Annotated[int, Meta(description="How many partitions its log has.")]
     attributes: dict[str, str]
 
 

@@ -156,8 +156,8 @@ def message_out(
         system["MessageGroupId"] = record.group_id
     if record.dedup_id is not None:
         system["MessageDeduplicationId"] = record.dedup_id
-    if received.fifo:
-        system["SequenceNumber"] = f"{record.offset:020d}"
+    if received.sequence_number is not None:
+        system["SequenceNumber"] = received.sequence_number
     if "All" not in system_names:
         system = {k: v for k, v in system.items() if k in system_names}
     if system:

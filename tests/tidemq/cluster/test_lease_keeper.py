@@ -14,7 +14,7 @@ from control_plane.clock import ManualClock
 from control_plane.leases import Leases
 from control_plane.plane import ControlPlane
 from storage_nodes.local_node import LocalNode
-from storage_nodes.node import NotOwner
+from storage_nodes.node import NotOwner, RecordIn
 from storage_nodes.wire.producer_sequences import ProducerSequences
 from tidemq.cluster.lease_keeper import LeaseKeeper
 
@@ -154,3 +154,38 @@ async def test_hand_over_refuses_requests_and_releases_the_leases(
     assert await Leases(plane.redis, plane.clock).holder(stream, 0) is None
     with pytest.raises(NotOwner, match="shutting down"):
         await keeper.admit(stream, 0, 0, write=True)
+
+
+async def test_rebalance_hands_over_only_what_a_joined_node_is_now_assigned(
+    plane: ControlPlane, storage: LocalNode
+) -> None:
+    keeper = _keeper(plane, storage, Monotonic())
+    keeper.set_live_nodes([NODE])  # alone: every partition is this node's
+    staying, moving = _stream_assigned_to(NODE), _stream_assigned_to(OTHER)
+    for stream in (staying, moving):
+        await keeper.admit(stream, 0, 0, write=True)
+        await storage.append(stream, 0, [RecordIn("m", 1, b"body")])
+    assert keeper.misplaced() == []
+    keeper.set_live_nodes([NODE, OTHER])  # OTHER joined
+    assert keeper.misplaced() == [(moving, 0)]
+    seen: list[str] = []
+
+    async def settled() -> None:
+        # Requests in progress finish here; new ones for the moving partition are refused
+        # already, the others' still served.
+        with pytest.raises(NotOwner, match="hands"):
+            await keeper.admit(moving, 0, 0, write=True)
+        await keeper.admit(staying, 0, 1, write=True)
+        seen.append("settled")
+
+    await keeper.rebalance(settled)
+    assert seen == ["settled"]
+    assert [(lease.stream_id, lease.epoch) for lease in keeper.held()] == [(staying, 1)]
+    leases = Leases(plane.redis, plane.clock)
+    assert await leases.holder(moving, 0) is None  # released: OTHER takes it at once
+    held = await leases.holder(staying, 0)
+    assert held is not None
+    assert (held.node_id, held.epoch) == (NODE, 1)
+    assert (moving, 0) not in storage.open_partitions()  # its log closed
+    with pytest.raises(NotOwner, match=f"assigned to node {OTHER}"):
+        await keeper.admit(moving, 0, 0, write=True)

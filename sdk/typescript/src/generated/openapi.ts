@@ -23,7 +23,8 @@ export interface paths {
          * @description A `.fifo` name makes a FIFO queue (with the attribute `FifoQueue` `"true"`). Creating a
          *     queue that exists with the same attributes returns it; with other attributes it is a
          *     409 QueueNameExists, and within 60 s of deleting a queue of that name a 409
-         *     QueueDeletedRecently, as on SQS.
+         *     QueueDeletedRecently, as on SQS. `partitions` (or the attribute `Partitions`) splits
+         *     its log, fixed once it is created: a PATCH may not change it.
          */
         post: operations["createQueue"];
         delete?: never;
@@ -625,6 +626,8 @@ export interface components {
             tags?: {
                 [key: string]: string;
             } | null;
+            /** @default null */
+            partitions?: number | null;
         };
         /**
          * CreateSubscription
@@ -659,6 +662,8 @@ export interface components {
             tags?: {
                 [key: string]: string;
             } | null;
+            /** @default null */
+            partitions?: number | null;
         };
         /**
          * DeadLetterSources
@@ -785,6 +790,8 @@ export interface components {
             created_timestamp: number;
             /** @description ms since the epoch */
             last_modified_timestamp: number;
+            /** @description How many partitions its log has. */
+            partitions: number;
             attributes: {
                 [key: string]: string;
             };
@@ -949,7 +956,7 @@ export interface components {
         /** SetQueueAttributes */
         SetQueueAttributes: {
             /**
-             * @description SQS's queue attribute names and string values, with SQS's ranges: DelaySeconds, MaximumMessageSize, MessageRetentionPeriod, ReceiveMessageWaitTimeSeconds, VisibilityTimeout, RedrivePolicy, RedriveAllowPolicy, Policy and, for FIFO queues, FifoQueue, ContentBasedDeduplication, DeduplicationScope, FifoThroughputLimit.
+             * @description SQS's queue attribute names and string values, with SQS's ranges: DelaySeconds, MaximumMessageSize, MessageRetentionPeriod, ReceiveMessageWaitTimeSeconds, VisibilityTimeout, RedrivePolicy, RedriveAllowPolicy, Policy, Partitions (TideMQ's: 1 to 64, fixed at creation) and, for FIFO queues, FifoQueue, ContentBasedDeduplication, DeduplicationScope, FifoThroughputLimit.
              * @example {
              *       "VisibilityTimeout": "60"
              *     }
@@ -1056,6 +1063,8 @@ export interface components {
             fifo: boolean;
             /** @description ms since the epoch */
             created_timestamp: number;
+            /** @description How many partitions its log has. */
+            partitions: number;
             attributes: {
                 [key: string]: string;
             };

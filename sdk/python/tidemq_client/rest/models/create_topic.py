@@ -22,11 +22,13 @@ class CreateTopic:
         name (str): 1 to 256 letters, digits, hyphens or underscores; a FIFO topic's name ends in `.fifo`.
         attributes (CreateTopicAttributesType0 | None | Unset):
         tags (CreateTopicTagsType0 | None | Unset):
+        partitions (int | None | Unset):
     """
 
     name: str
     attributes: CreateTopicAttributesType0 | None | Unset = UNSET
     tags: CreateTopicTagsType0 | None | Unset = UNSET
+    partitions: int | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.create_topic_attributes_type_0 import CreateTopicAttributesType0
@@ -50,6 +52,12 @@ class CreateTopic:
         else:
             tags = self.tags
 
+        partitions: int | None | Unset
+        if isinstance(self.partitions, Unset):
+            partitions = UNSET
+        else:
+            partitions = self.partitions
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -61,6 +69,8 @@ class CreateTopic:
             field_dict["attributes"] = attributes
         if tags is not UNSET:
             field_dict["tags"] = tags
+        if partitions is not UNSET:
+            field_dict["partitions"] = partitions
 
         return field_dict
 
@@ -108,10 +118,20 @@ class CreateTopic:
 
         tags = _parse_tags(d.pop("tags", UNSET))
 
+        def _parse_partitions(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        partitions = _parse_partitions(d.pop("partitions", UNSET))
+
         create_topic = cls(
             name=name,
             attributes=attributes,
             tags=tags,
+            partitions=partitions,
         )
 
         return create_topic

@@ -25,6 +25,7 @@ class Queue:
         fifo (bool):
         created_timestamp (int): ms since the epoch
         last_modified_timestamp (int): ms since the epoch
+        partitions (int): How many partitions its log has.
         attributes (QueueAttributes):
         stats (QueueStats): Approximate counts, as SQS's ApproximateNumberOfMessages* are.
     """
@@ -35,6 +36,7 @@ class Queue:
     fifo: bool
     created_timestamp: int
     last_modified_timestamp: int
+    partitions: int
     attributes: QueueAttributes
     stats: QueueStats
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -52,6 +54,8 @@ class Queue:
 
         last_modified_timestamp = self.last_modified_timestamp
 
+        partitions = self.partitions
+
         attributes = self.attributes.to_dict()
 
         stats = self.stats.to_dict()
@@ -66,6 +70,7 @@ class Queue:
                 "fifo": fifo,
                 "created_timestamp": created_timestamp,
                 "last_modified_timestamp": last_modified_timestamp,
+                "partitions": partitions,
                 "attributes": attributes,
                 "stats": stats,
             }
@@ -91,6 +96,8 @@ class Queue:
 
         last_modified_timestamp = d.pop("last_modified_timestamp")
 
+        partitions = d.pop("partitions")
+
         attributes = QueueAttributes.from_dict(d.pop("attributes"))
 
         stats = QueueStats.from_dict(d.pop("stats"))
@@ -102,6 +109,7 @@ class Queue:
             fifo=fifo,
             created_timestamp=created_timestamp,
             last_modified_timestamp=last_modified_timestamp,
+            partitions=partitions,
             attributes=attributes,
             stats=stats,
         )

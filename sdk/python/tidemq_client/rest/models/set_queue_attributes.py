@@ -18,8 +18,8 @@ class SetQueueAttributes:
     Attributes:
         attributes (SetQueueAttributesAttributes): SQS's queue attribute names and string values, with SQS's ranges:
             DelaySeconds, MaximumMessageSize, MessageRetentionPeriod, ReceiveMessageWaitTimeSeconds, VisibilityTimeout,
-            RedrivePolicy, RedriveAllowPolicy, Policy and, for FIFO queues, FifoQueue, ContentBasedDeduplication,
-            DeduplicationScope, FifoThroughputLimit.
+            RedrivePolicy, RedriveAllowPolicy, Policy, Partitions (TideMQ's: 1 to 64, fixed at creation) and, for FIFO
+            queues, FifoQueue, ContentBasedDeduplication, DeduplicationScope, FifoThroughputLimit.
     """
 
     attributes: SetQueueAttributesAttributes

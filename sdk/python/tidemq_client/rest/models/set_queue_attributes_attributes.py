@@ -12,8 +12,9 @@ T = TypeVar("T", bound="SetQueueAttributesAttributes")
 @_attrs_define
 class SetQueueAttributesAttributes:
     """SQS's queue attribute names and string values, with SQS's ranges: DelaySeconds, MaximumMessageSize,
-    MessageRetentionPeriod, ReceiveMessageWaitTimeSeconds, VisibilityTimeout, RedrivePolicy, RedriveAllowPolicy, Policy
-    and, for FIFO queues, FifoQueue, ContentBasedDeduplication, DeduplicationScope, FifoThroughputLimit.
+    MessageRetentionPeriod, ReceiveMessageWaitTimeSeconds, VisibilityTimeout, RedrivePolicy, RedriveAllowPolicy, Policy,
+    Partitions (TideMQ's: 1 to 64, fixed at creation) and, for FIFO queues, FifoQueue, ContentBasedDeduplication,
+    DeduplicationScope, FifoThroughputLimit.
 
     """
 

@@ -23,6 +23,7 @@ class Topic:
             arn (str):
             fifo (bool):
             created_timestamp (int): ms since the epoch
+            partitions (int): How many partitions its log has.
             attributes (TopicAttributes):
     """
 
@@ -30,6 +31,7 @@ class Topic:
     arn: str
     fifo: bool
     created_timestamp: int
+    partitions: int
     attributes: TopicAttributes
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -42,6 +44,8 @@ class Topic:
 
         created_timestamp = self.created_timestamp
 
+        partitions = self.partitions
+
         attributes = self.attributes.to_dict()
 
         field_dict: dict[str, Any] = {}
@@ -52,6 +56,7 @@ class Topic:
                 "arn": arn,
                 "fifo": fifo,
                 "created_timestamp": created_timestamp,
+                "partitions": partitions,
                 "attributes": attributes,
             }
         )
@@ -71,6 +76,8 @@ class Topic:
 
         created_timestamp = d.pop("created_timestamp")
 
+        partitions = d.pop("partitions")
+
         attributes = TopicAttributes.from_dict(d.pop("attributes"))
 
         topic = cls(
@@ -78,6 +85,7 @@ class Topic:
             arn=arn,
             fifo=fifo,
             created_timestamp=created_timestamp,
+            partitions=partitions,
             attributes=attributes,
         )
 

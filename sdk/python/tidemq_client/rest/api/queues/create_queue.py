@@ -90,7 +90,8 @@ def sync_detailed(
      A `.fifo` name makes a FIFO queue (with the attribute `FifoQueue` `"true"`). Creating a
     queue that exists with the same attributes returns it; with other attributes it is a
     409 QueueNameExists, and within 60 s of deleting a queue of that name a 409
-    QueueDeletedRecently, as on SQS.
+    QueueDeletedRecently, as on SQS. `partitions` (or the attribute `Partitions`) splits
+    its log, fixed once it is created: a PATCH may not change it.
 
     Args:
         body (CreateQueue):
@@ -124,7 +125,8 @@ def sync(
      A `.fifo` name makes a FIFO queue (with the attribute `FifoQueue` `"true"`). Creating a
     queue that exists with the same attributes returns it; with other attributes it is a
     409 QueueNameExists, and within 60 s of deleting a queue of that name a 409
-    QueueDeletedRecently, as on SQS.
+    QueueDeletedRecently, as on SQS. `partitions` (or the attribute `Partitions`) splits
+    its log, fixed once it is created: a PATCH may not change it.
 
     Args:
         body (CreateQueue):
@@ -153,7 +155,8 @@ async def asyncio_detailed(
      A `.fifo` name makes a FIFO queue (with the attribute `FifoQueue` `"true"`). Creating a
     queue that exists with the same attributes returns it; with other attributes it is a
     409 QueueNameExists, and within 60 s of deleting a queue of that name a 409
-    QueueDeletedRecently, as on SQS.
+    QueueDeletedRecently, as on SQS. `partitions` (or the attribute `Partitions`) splits
+    its log, fixed once it is created: a PATCH may not change it.
 
     Args:
         body (CreateQueue):
@@ -185,7 +188,8 @@ async def asyncio(
      A `.fifo` name makes a FIFO queue (with the attribute `FifoQueue` `"true"`). Creating a
     queue that exists with the same attributes returns it; with other attributes it is a
     409 QueueNameExists, and within 60 s of deleting a queue of that name a 409
-    QueueDeletedRecently, as on SQS.
+    QueueDeletedRecently, as on SQS. `partitions` (or the attribute `Partitions`) splits
+    its log, fixed once it is created: a PATCH may not change it.
 
     Args:
         body (CreateQueue):
