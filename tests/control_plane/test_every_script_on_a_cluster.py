@@ -92,7 +92,7 @@ async def _queues_and_deliveries(plane: ControlPlane, clock: ManualClock) -> Non
     entry = FifoEntry(offset=0, group_id="g", dedup_key="k", message_id="m0")
     await deliveries.register_fifo(fifo.stream_id, [entry], delay_ms=0)
     assert (await deliveries.claim(fifo.stream_id, {0: 1}, 1, 30_000, fifo=True)).deliveries
-    await deliveries.deduplicate("fifo-topic-stream", [(0, "k", "m0")])
+    await deliveries.deduplicate("fifo-topic-stream", [(0, 0, "k", "m0")])
 
     await plane.move_tasks.start(ACCOUNT, "orders", None, None, to_move=0)
     await plane.queues.delete(ACCOUNT, "orders")
