@@ -19,6 +19,19 @@ whichever runs first.
 
 from __future__ import annotations
 
+# What the claim scripts (CLAIM, fifo_scripts.CLAIM_FIFO) answer: one string of
+# fixed-size entries, one per claimed message, big-endian, packed by Lua's `struct` (a
+# Redis built-in), so that the caller unpacks a claim with one call instead of turning
+# five strings a message into numbers:
+#     kind        u8    1 deliver it, 2 a dead letter to move
+#     partition   u32
+#     offset      u64
+#     count       u32   receive count, this delivery included
+#     seq         u64   the delivery's sequence number (what its receipt names)
+#     first       u64   first receive time, ms
+# Numbers in Lua are doubles: exact up to 2**53, past any offset, seq or time in ms.
+CLAIMED_LAYOUT = ">BIQIQQ"
+
 # Shared by the scripts: number formatting, the "count:seq:first" state, and FIFO groups.
 # A FIFO message that joined its group is an entry "<group>\0<offset, 20 digits>" of one
 # lexically ordered set, so a group's messages come out of ZRANGEBYLEX in offset order
@@ -77,12 +90,14 @@ local function room_left(timers, delayed, now, quota)
                             - redis.call('ZCOUNT', delayed, later, '+inf'))
 end
 -- Hands out one delivery: a new delivery number, the message's state and its timer; adds
--- kind, member, receive count, delivery seq and first receive ms to the claim's `out`.
+-- the delivery to the claim's `out` as one packed string (see CLAIMED_LAYOUT). The
+-- caller passes the partition and offset when it has them as numbers (the cursor's
+-- advance), else they are read from the member.
 -- The writes are gathered and made by `write_takes`, one command each for the whole
 -- claim (a claim never reads back the state of a message it took), which every script
 -- that takes must call before it returns.
 local pending_takes = {seq = nil, states = {}, timers = {}}
-local function take(out, seq_key, kind, member, count, first, due)
+local function take(out, seq_key, kind, member, count, first, due, partition, offset)
   local seq = pending_takes.seq or tonumber(redis.call('GET', seq_key) or '0')
   seq = seq + 1
   pending_takes.seq = seq
@@ -91,11 +106,11 @@ local function take(out, seq_key, kind, member, count, first, due)
   states[#states + 1] = s(count) .. ':' .. s(seq) .. ':' .. s(first)
   timers[#timers + 1] = due
   timers[#timers + 1] = member
-  out[#out + 1] = kind
-  out[#out + 1] = member
-  out[#out + 1] = count
-  out[#out + 1] = seq
-  out[#out + 1] = s(first)
+  if not offset then
+    local p, o = string.match(member, '^(%d+):(%d+)$')
+    partition, offset = tonumber(p), tonumber(o)
+  end
+  out[#out + 1] = struct.pack('>BI4I8I4I8I8', kind, partition, offset, count, seq, first)
 end
 local function write_takes(timers, deliveries, seq_key)
   if not pending_takes.seq then return end
@@ -132,9 +147,9 @@ CLAIM = (
 -- ARGV[4] max receives (0: no redrive), ARGV[5] hold ms for dead letters,
 -- ARGV[6] most messages in flight at once, ARGV[7..] pairs of partition, log end offset
 -- (next offset the log will write)
--- returns a flat array, five entries a message: kind (1 deliver, 2 dead-letter it),
--- member, receive count, delivery seq, first receive ms; or {-1} when the subscription
--- already has ARGV[6] messages in flight (SQS's OverLimit).
+-- returns one string, the claimed messages packed as CLAIMED_LAYOUT says, in claim
+-- order; or -1 when the subscription already has ARGV[6] messages in flight (SQS's
+-- OverLimit).
 -- Due timers come first (expired visibility, elapsed delays); a message received
 -- max-receives times already is handed back as a dead letter instead, held for
 -- ARGV[5] ms so that the caller can move it. Then the cursors advance, passing over
@@ -145,11 +160,11 @@ local max = tonumber(ARGV[3])
 local max_receives = tonumber(ARGV[4])
 local dead_until = s(now + tonumber(ARGV[5]))
 local room = room_left(KEYS[1], KEYS[5], ARGV[1], ARGV[6])
-if room <= 0 then return {-1} end
+if room <= 0 then return -1 end
 if room < max then max = room end
 local out = {}
-local function take_one(kind, member, count, first, due)
-  take(out, KEYS[4], kind, member, count, first, due)
+local function take_one(kind, member, count, first, due, partition, offset)
+  take(out, KEYS[4], kind, member, count, first, due, partition, offset)
 end
 local n = 0
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, max)
@@ -175,6 +190,7 @@ local any_ahead = redis.call('SCARD', KEYS[7]) > 0
 local i, k = 7, 8
 while n < max and skips > 0 and ARGV[i] do
   local partition = ARGV[i]
+  local partition_number = tonumber(partition)
   local log_end = tonumber(ARGV[i + 1])
   local cursor = tonumber(redis.call('HGET', KEYS[3], partition) or '0')
   local offset = cursor
@@ -186,7 +202,7 @@ while n < max and skips > 0 and ARGV[i] do
     else
       unacked[#unacked + 1] = offset
       unacked[#unacked + 1] = s(offset)
-      take_one(1, member, 1, now, visible_at)
+      take_one(1, member, 1, now, visible_at, partition_number, offset)
       n = n + 1
     end
     offset = offset + 1
@@ -196,7 +212,7 @@ while n < max and skips > 0 and ARGV[i] do
   i, k = i + 2, k + 1
 end
 write_takes(KEYS[1], KEYS[2], KEYS[4])
-return out
+return table.concat(out)
 """
 )
 
