@@ -30,6 +30,7 @@ from storage_nodes.log.errors import LogClosedError, LogStorageError
 from storage_nodes.log.log_config import LogConfig
 from storage_nodes.log.log_loader import start_log_at
 from storage_nodes.log.partition_log import PartitionLog
+from storage_nodes.log.tail_cache import TailCache
 from storage_nodes.node import (
     ArchiveUnavailable,
     DiskBudgetExceeded,
@@ -48,6 +49,9 @@ _STREAM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 _FREE_BYTES_TO_RECOVER = 16 * 1024 * 1024
 # Asks the archive reader for a manifest fresher than any it has cached.
 _BEYOND_ANY_OFFSET = 1 << 62
+# What the node keeps of its partitions' latest appends for the consumers reading right
+# behind them (storage_nodes/log/tail_cache.py): ~130 000 records of 256 bytes.
+DEFAULT_TAIL_CACHE_BYTES = 64 * 1024 * 1024
 # A time lookup that raced the local log's start moving up (segments dropped once tiered)
 # is done again, at most this many times in all.
 _TIME_LOOKUP_TRIES = 3
@@ -66,16 +70,19 @@ class LocalNode:
         *,
         tiering: Tiering | None = None,
         archive_reader: ArchiveReader | None = None,
+        tail_cache_bytes: int = DEFAULT_TAIL_CACHE_BYTES,
     ) -> None:
         """`clock` times segment rolling; the one the control plane uses. With `tiering`
         (and its `archive_reader`), sealed segments go to the archive and reads below the
-        local start come back from it (storage_nodes/archive)."""
+        local start come back from it (storage_nodes/archive). The partitions' latest
+        appends are kept for their readers in at most `tail_cache_bytes` (0: none)."""
         self.streams_dir = data_dir / "streams"
         self._config = config or LogConfig()
         self._clock = clock or SystemClock()
         self._tiering = tiering
         self._archive_reader = archive_reader
         self._write_failure: str | None = None  # the last append's disk error, until one works
+        self._tail_cache = TailCache(tail_cache_bytes) if tail_cache_bytes > 0 else None
         self._logs: dict[tuple[str, int], PartitionLog] = {}
         self._opening: dict[tuple[str, int], asyncio.Lock] = {}
         # Dropped in this process: without it, a read racing the drop would open (and
@@ -333,7 +340,10 @@ class LocalNode:
             if found is None:
                 directory = self.streams_dir / stream_id / str(partition)
                 try:
-                    found = await PartitionLog.open(directory, self._config, self._clock.now_ms)
+                    tail = None if self._tail_cache is None else self._tail_cache.partition()
+                    found = await PartitionLog.open(
+                        directory, self._config, self._clock.now_ms, tail
+                    )
                 except LogStorageError as exc:
                     self._write_failure = str(exc.__cause__ or exc)
                     raise StorageUnavailable(

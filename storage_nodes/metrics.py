@@ -57,3 +57,22 @@ LOCAL_LOG_BYTES = Gauge(
     "Bytes of the segments' logs on the node's disk (tiered copies included).",
     multiprocess_mode="livesum",
 )
+
+TAIL_CACHE_HITS = Counter(
+    "tidemq_log_tail_cache_hits",
+    "Records read from the tail cache of recent appends instead of from the segments.",
+)
+TAIL_CACHE_MISSES = Counter(
+    "tidemq_log_tail_cache_misses",
+    "Records read from the segments because the tail cache no longer (or never) held them.",
+)
+TAIL_CACHE_EVICTED = Counter(
+    "tidemq_log_tail_cache_evicted",
+    "Records that left the tail cache to keep it within its byte bound.",
+)
+TAIL_CACHE_BYTES = Gauge(
+    "tidemq_log_tail_cache_bytes",
+    "Bytes the tail cache holds (bodies, attributes and an estimate of each record's "
+    "overhead), within its bound.",
+    multiprocess_mode="livesum",
+)

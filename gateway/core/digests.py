@@ -11,7 +11,7 @@ import hashlib
 import struct
 from collections.abc import Mapping
 
-from gateway.core.messages import MessageAttribute
+from gateway.core.messages import MessageAttribute, Record, RecordIn
 
 _STRING_TRANSPORT = b"\x01"
 _BINARY_TRANSPORT = b"\x02"
@@ -19,6 +19,12 @@ _BINARY_TRANSPORT = b"\x02"
 
 def md5_hex(data: bytes) -> str:
     return hashlib.md5(data, usedforsecurity=False).hexdigest()
+
+
+def md5_of_body(record: Record | RecordIn) -> str:
+    """The body's MD5 (hex): the one the sender computed when the record carries it (a
+    record from the log's tail cache, storage_nodes/log/tail_cache.py), else hashed."""
+    return record.body_md5 or md5_hex(record.body)
 
 
 def md5_of_attributes(attributes: Mapping[str, MessageAttribute]) -> str:

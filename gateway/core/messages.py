@@ -18,7 +18,7 @@ from typing import Protocol
 
 from control_plane.deliveries import Delivery
 from gateway.core.partitioning import sequence_number
-from storage_nodes.node import MessageAttribute, Record
+from storage_nodes.node import MessageAttribute, Record, RecordIn
 
 __all__ = [
     "AttributeDraft",
@@ -30,6 +30,7 @@ __all__ = [
     "NewMessage",
     "ReceivedMessage",
     "Record",
+    "RecordIn",
     "SentMessage",
 ]
 

@@ -218,6 +218,7 @@ class Receiver:
                 group_id=record.group_id,
                 dedup_id=record.dedup_id,
                 attributes=record.attributes,
+                body_md5=record.body_md5,
                 system_attributes={
                     **record.system_attributes,
                     DEAD_LETTER_SOURCE: MessageAttribute("String", source.arn),

@@ -46,6 +46,9 @@ class Sender:
                 attributes=message.attributes,
                 system_attributes=message.system_attributes,
                 delay_ms=queue_delay_ms if message.delay_ms is None else message.delay_ms,
+                # Hashed once: for the send's answer, and kept with the record for the
+                # receives served from the log's tail cache.
+                body_md5=digests.md5_hex(message.body),
             )
             for i, message in enumerate(messages)
         ]
@@ -64,15 +67,19 @@ class Sender:
             return [
                 _sent(
                     message,
+                    record,
                     r.message_id,
                     partitioning.sequence_number(r.partition, r.offset, queue.partitions),
                 )
-                for message, r in zip(messages, registered, strict=True)
+                for message, record, r in zip(messages, records, registered, strict=True)
             ]
         if queue_delay_ms or any(m.delay_ms for m in messages):
             await self._delay(queue, records, places, now_ms)
         self._control.wakeups.notify(queue.stream_id)
-        return [_sent(message, message_ids[i], None) for i, message in enumerate(messages)]
+        return [
+            _sent(message, record, record.message_id, None)
+            for message, record in zip(messages, records, strict=True)
+        ]
 
     async def _append_by_group(
         self, queue: QueueInfo, records: Sequence[RecordIn]
@@ -136,10 +143,12 @@ class Sender:
         )
 
 
-def _sent(message: NewMessage, message_id: str, sequence_number: str | None) -> SentMessage:
+def _sent(
+    message: NewMessage, record: RecordIn, message_id: str, sequence_number: str | None
+) -> SentMessage:
     return SentMessage(
         message_id=message_id,
-        md5_of_body=digests.md5_hex(message.body),
+        md5_of_body=digests.md5_of_body(record),
         md5_of_attributes=(
             digests.md5_of_attributes(message.attributes) if message.attributes else None
         ),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Sequence
 
-from gateway.core.digests import md5_hex
+from gateway.core.digests import md5_of_body
 from gateway.core.errors import CoreError
 from gateway.core.messages import ReceivedMessage as Received
 from gateway.core.messages import SentMessage as Sent
@@ -118,7 +118,7 @@ def received_message(received: Received) -> ReceivedMessage:
         message_id=record.message_id,
         receipt_handle=delivery.receipt_handle,
         body=record.body.decode(),
-        md5_of_body=md5_hex(record.body),
+        md5_of_body=md5_of_body(record),
         attributes=attributes,
         system_attributes={
             name: value.string_value

@@ -17,6 +17,7 @@ from storage_nodes.log.record import Record, RecordIn
 from storage_nodes.log.record_batch import encode_batch
 from storage_nodes.log.segment import LogSegment, SegmentInfo
 from storage_nodes.log.segments import LogSegments
+from storage_nodes.log.tail_cache import PartitionTail
 
 __all__ = ["Durability", "LogConfig", "LogStats", "PartitionLog", "SegmentInfo"]
 
@@ -52,6 +53,8 @@ class PartitionLog:
     Disk I/O always runs in worker threads; the event loop never waits on the disk. A
     small :meth:`read_offsets` whose bytes are all in the page cache is served on the loop
     (``preadv2(RWF_NOWAIT)``, which never waits); otherwise it goes to a worker as well.
+    With a tail (``tail_cache.py``), :meth:`read_offsets` first takes what it holds of the
+    records this log object appended last, without reading or decoding them again.
 
     Thread-safety: use one log object from one event loop (the one it was opened in).
     Two log objects must never open the same directory.
@@ -63,12 +66,14 @@ class PartitionLog:
         config: LogConfig,
         now_ms: Callable[[], int],
         segments: LogSegments,
+        tail: PartitionTail | None = None,
     ) -> None:
         """Use :meth:`open`."""
         self.directory = directory
         self.config = config
         self._now_ms = now_ms
         self._segments = segments
+        self._tail = tail
         self._writer = LogWriter(directory, segments, config, now_ms)
         self._closed = False
 
@@ -78,10 +83,13 @@ class PartitionLog:
         directory: Path,
         config: LogConfig = DEFAULT_CONFIG,
         now_ms: Callable[[], int] = _SYSTEM_CLOCK.now_ms,
+        tail: PartitionTail | None = None,
     ) -> PartitionLog:
-        """Open (creating if absent) the log in ``directory`` and recover its tail."""
+        """Open (creating if absent) the log in ``directory`` and recover its tail. With
+        ``tail`` (a new one, of the node's tail cache), reads are served from the records
+        it keeps of this log's appends."""
         segments = await in_worker(load_segments, directory, config.index_interval_bytes, now_ms())
-        return cls(directory, config, now_ms, LogSegments(segments))
+        return cls(directory, config, now_ms, LogSegments(segments), tail)
 
     # -- offsets ------------------------------------------------------------------------
 
@@ -126,7 +134,10 @@ class PartitionLog:
         """
         self._check_open()
         batch = encode_batch(records)
-        return await self._writer.append(batch)
+        base = await self._writer.append(batch)
+        if self._tail is not None and not self._closed:
+            self._tail.put(base, records)
+        return base
 
     async def roll(self) -> None:
         """Seal the active segment and start a new one (no-op if the active is empty)."""
@@ -135,6 +146,8 @@ class PartitionLog:
     async def close(self) -> None:
         """Finish queued appends, fsync, and close. Idempotent."""
         self._closed = True
+        if self._tail is not None:
+            self._tail.close()
         await self._writer.close()
 
     # -- reading ------------------------------------------------------------------------
@@ -184,11 +197,16 @@ class PartitionLog:
         exist (deleted by retention, or not yet written) are simply absent."""
         self._check_open()
         start, end = self.start_offset, self.end_offset
+        wanted_offsets: Iterable[int] = sorted({o for o in offsets if start <= o < end})
+        found: dict[int, Record] = {}
+        if self._tail is not None:
+            found, wanted_offsets = self._tail.get(wanted_offsets)
+            if not wanted_offsets:
+                return found
         by_segment: dict[int, list[int]] = {}
-        for offset in sorted({o for o in offsets if start <= o < end}):
+        for offset in wanted_offsets:
             by_segment.setdefault(self._segments.containing(offset), []).append(offset)
         segments = list(self._segments)
-        found: dict[int, Record] = {}
         for index, wanted in by_segment.items():
             segment = segments[index]
             if len(wanted) <= _CACHED_READ_MAX_OFFSETS:

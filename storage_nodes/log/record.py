@@ -5,6 +5,12 @@
 frozen and slotted. The two attribute mappings are compared by ``==`` but left out of
 ``hash()`` (a dict is not hashable), so equal records still hash equally.
 
+``body_md5`` is the body's MD5 (hex) when the writer had it (the gateway computes it for
+SQS's answer to a send), carried to the readers of the partition's tail cache
+(``tail_cache.py``) so that a receive need not hash the body again. It is never stored on
+disk: a record read from a segment has None. It is derived from the body, so it takes no
+part in ``==`` or ``hash()``.
+
 How these fields are laid out on disk is in ``record_batch.py`` and ``docs/formats.md``.
 """
 
@@ -56,6 +62,7 @@ class RecordIn:
     delay_ms: int = 0
     attributes: Mapping[str, MessageAttribute] = field(default_factory=dict, hash=False)
     system_attributes: Mapping[str, MessageAttribute] = field(default_factory=dict, hash=False)
+    body_md5: str | None = field(default=None, compare=False)
 
     def __init__(  # noqa: PLR0917 (positional like the generated one it replaces)
         self,
@@ -68,6 +75,7 @@ class RecordIn:
         delay_ms: int = 0,
         attributes: Mapping[str, MessageAttribute] = _NO_ATTRIBUTES,
         system_attributes: Mapping[str, MessageAttribute] = _NO_ATTRIBUTES,
+        body_md5: str | None = None,
     ) -> None:
         # Written out rather than generated: a frozen dataclass's __init__ sets each field
         # through object.__setattr__, twice as slow as the slots' own setters, and every
@@ -81,6 +89,7 @@ class RecordIn:
         _set_delay_ms(self, delay_ms)
         _set_attributes(self, attributes)
         _set_system_attributes(self, system_attributes)
+        _set_body_md5(self, body_md5)
 
 
 def _slot_setter(cls: type, name: str) -> Callable[[Any, Any], None]:
@@ -97,6 +106,7 @@ _set_dedup_id = _slot_setter(RecordIn, "dedup_id")
 _set_delay_ms = _slot_setter(RecordIn, "delay_ms")
 _set_attributes = _slot_setter(RecordIn, "attributes")
 _set_system_attributes = _slot_setter(RecordIn, "system_attributes")
+_set_body_md5 = _slot_setter(RecordIn, "body_md5")
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -113,6 +123,7 @@ class Record:
     delay_ms: int = 0
     attributes: Mapping[str, MessageAttribute] = field(default_factory=dict, hash=False)
     system_attributes: Mapping[str, MessageAttribute] = field(default_factory=dict, hash=False)
+    body_md5: str | None = field(default=None, compare=False)
 
     def __init__(  # noqa: PLR0917 (positional like the generated one it replaces)
         self,
@@ -126,6 +137,7 @@ class Record:
         delay_ms: int = 0,
         attributes: Mapping[str, MessageAttribute] = _NO_ATTRIBUTES,
         system_attributes: Mapping[str, MessageAttribute] = _NO_ATTRIBUTES,
+        body_md5: str | None = None,
     ) -> None:
         # Written out for the reason given in RecordIn: every record a consumer receives
         # is built here, and the generated one was half of decoding a batch.
@@ -139,6 +151,7 @@ class Record:
         _set_record_delay_ms(self, delay_ms)
         _set_record_attributes(self, attributes)
         _set_record_system_attributes(self, system_attributes)
+        _set_record_body_md5(self, body_md5)
 
 
 _set_record_offset = _slot_setter(Record, "offset")
@@ -151,3 +164,4 @@ _set_record_dedup_id = _slot_setter(Record, "dedup_id")
 _set_record_delay_ms = _slot_setter(Record, "delay_ms")
 _set_record_attributes = _slot_setter(Record, "attributes")
 _set_record_system_attributes = _slot_setter(Record, "system_attributes")
+_set_record_body_md5 = _slot_setter(Record, "body_md5")

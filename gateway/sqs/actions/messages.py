@@ -3,7 +3,7 @@ pieces the batch actions share with them."""
 
 from __future__ import annotations
 
-from gateway.core.digests import md5_hex, md5_of_attributes
+from gateway.core.digests import md5_of_attributes, md5_of_body
 from gateway.core.messages import DEAD_LETTER_SOURCE, MessageDraft, ReceivedMessage, SentMessage
 from gateway.core.validation import FieldNames, check_fifo_id
 from gateway.sqs import message_attributes
@@ -139,7 +139,7 @@ def message_out(
     message: Response = {
         "MessageId": record.message_id,
         "ReceiptHandle": delivery.receipt_handle,
-        "MD5OfBody": md5_hex(record.body),
+        "MD5OfBody": md5_of_body(record),
         "Body": record.body.decode(),
     }
     system = {

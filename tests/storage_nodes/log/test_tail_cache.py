@@ -1,0 +1,104 @@
+"""The tail cache: reads of what was just appended come from the appended values, equal
+to what the segments hold; the cache stays within its bound and never answers for an
+offset the log would not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prometheus_client import REGISTRY
+
+from storage_nodes.log.partition_log import LogConfig, PartitionLog
+from storage_nodes.log.record import RecordIn
+from storage_nodes.log.tail_cache import TailCache
+
+from .conftest import as_stored, make_record
+
+
+def counted(name: str) -> float:
+    return REGISTRY.get_sample_value(name) or 0.0
+
+
+async def open_log(path: Path, cache: TailCache, config: LogConfig | None = None) -> PartitionLog:
+    return await PartitionLog.open(path, config or LogConfig(), tail=cache.partition())
+
+
+async def test_a_read_right_after_an_append_is_served_from_the_cache(tmp_path: Path) -> None:
+    cache = TailCache(1 << 20)
+    log = await open_log(tmp_path / "cached", cache)
+    records = [make_record(n, rich=n % 4 == 0) for n in range(50)]
+    await log.append(records[:20])
+    await log.append(records[20:])
+    hits = counted("tidemq_log_tail_cache_hits_total")
+    found = await log.read_offsets([3, 25, 49, 7, 3])
+    assert counted("tidemq_log_tail_cache_hits_total") - hits == 4
+    assert found == {o: as_stored(records[o], o) for o in (3, 7, 25, 49)}
+    # The same records as the segments give a log without a cache.
+    await log.close()
+    uncached = await PartitionLog.open(tmp_path / "cached")
+    assert await uncached.read_offsets([3, 25, 49, 7]) == found
+    await uncached.close()
+
+
+async def test_the_body_md5_is_carried_from_the_append_not_from_the_disk(tmp_path: Path) -> None:
+    cache = TailCache(1 << 20)
+    log = await open_log(tmp_path, cache)
+    await log.append([RecordIn("m", 1, b"body", body_md5="841a2d689ad86bd1611447453c22c6fc")])
+    assert (await log.read_offsets([0]))[0].body_md5 == "841a2d689ad86bd1611447453c22c6fc"
+    await log.close()
+    reopened = await open_log(tmp_path, cache)
+    assert (await reopened.read_offsets([0]))[0].body_md5 is None  # never on disk
+    await reopened.close()
+
+
+async def test_the_cache_keeps_to_its_bound_by_dropping_the_oldest_appends(
+    tmp_path: Path,
+) -> None:
+    cache = TailCache(20_000)  # a few dozen 100-byte records with their overhead
+    logs = [await open_log(tmp_path / str(p), cache) for p in range(2)]
+    records = [make_record(n) for n in range(400)]
+    evicted = counted("tidemq_log_tail_cache_evicted_total")
+    for start in range(0, 400, 10):
+        await logs[(start // 10) % 2].append(records[start : start + 10])
+        assert cache.size_bytes <= cache.max_bytes
+    assert counted("tidemq_log_tail_cache_evicted_total") > evicted
+    misses = counted("tidemq_log_tail_cache_misses_total")
+    # The oldest appends come from the segments now, the newest from the cache; all equal.
+    found = await logs[0].read_offsets([0, 1, 199])
+    assert counted("tidemq_log_tail_cache_misses_total") - misses == 2
+    assert found == {0: as_stored(records[0], 0), 1: as_stored(records[1], 1),
+                     199: as_stored(records[399 - 10], 199)}  # fmt: skip
+    for log in logs:
+        await log.close()
+    assert cache.size_bytes == 0  # each log's share released on close
+
+
+async def test_an_append_larger_than_the_bound_is_not_cached(tmp_path: Path) -> None:
+    cache = TailCache(1000)
+    log = await open_log(tmp_path, cache)
+    await log.append([make_record(0, size=5000)])
+    assert cache.size_bytes == 0
+    assert await log.read_offsets([0]) == {0: as_stored(make_record(0, size=5000), 0)}
+    await log.close()
+
+
+async def test_records_removed_by_retention_are_not_answered_from_the_cache(
+    tmp_path: Path,
+) -> None:
+    cache = TailCache(1 << 20)
+    log = await open_log(tmp_path, cache)
+    await log.append([make_record(n) for n in range(10)])
+    await log.roll()
+    await log.append([make_record(n) for n in range(10, 12)])
+    assert await log.delete_segments_below(10) == 1
+    assert await log.read_offsets([0, 9, 10]) == {10: as_stored(make_record(10), 10)}
+    await log.close()
+
+
+async def test_without_a_cache_nothing_is_kept(tmp_path: Path) -> None:
+    hits = counted("tidemq_log_tail_cache_hits_total")
+    log = await PartitionLog.open(tmp_path)
+    await log.append([make_record(0)])
+    assert await log.read_offsets([0]) == {0: as_stored(make_record(0), 0)}
+    assert counted("tidemq_log_tail_cache_hits_total") == hits
+    await log.close()
