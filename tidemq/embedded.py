@@ -31,10 +31,12 @@ import uvicorn
 
 from control_plane.access_keys import DEFAULT_ACCOUNT_ID
 from control_plane.errors import ControlPlaneError
+from gateway.admission import AdmissionLimits
 from gateway.ws.endpoint import MAX_FRAME_BYTES
 from tidemq.admin_key import register_admin_key
 from tidemq.credentials import Credentials, admin_credentials
 from tidemq.http_protocol import with_read_timeout
+from tidemq.http_server import GatewayServer
 from tidemq.master_key import ensure_master_key
 from tidemq.redis_server import RedisServer, RedisServerConfig
 from tidemq.redis_supervisor import RedisSupervisor
@@ -70,7 +72,7 @@ def run(settings: Settings) -> None:
         master_key = ensure_master_key(settings.master_key, data_dir)
         redis = None
         supervisor = None
-        server: _Server | None = None
+        server: GatewayServer | None = None
         redis_url = settings.redis_url
         if redis_url is None:
             redis = RedisServer(RedisServerConfig(data_dir / "redis"))
@@ -101,6 +103,9 @@ def run(settings: Settings) -> None:
                 advertised_url=f"http://{settings.host}:{settings.port}",
                 metrics_max_queues=settings.metrics_max_queues,
                 metrics_token=settings.metrics_token,
+                admission=AdmissionLimits(
+                    settings.max_active_requests, settings.max_active_requests_per_caller
+                ),
             )
             config = uvicorn.Config(
                 app,
@@ -121,7 +126,11 @@ def run(settings: Settings) -> None:
             )
             banner = _banner(settings, data_dir, credentials, redis, redis_url)
             sys.setswitchinterval(_GIL_SWITCH_INTERVAL_S)  # process-wide: set here, once
-            server = _Server(config, on_started=lambda: _print_banner(banner))
+            server = GatewayServer(
+                config,
+                on_started=lambda: _print_banner(banner),
+                accept_per_round=settings.accept_per_round,
+            )
             server.run()
         finally:
             if supervisor is not None:
@@ -133,19 +142,6 @@ def run(settings: Settings) -> None:
         if supervisor is not None and supervisor.failure is not None:
             raise LaunchError(supervisor.failure + "; start TideMQ again once that is fixed")
     log.info("TideMQ stopped")
-
-
-class _Server(uvicorn.Server):
-    """uvicorn's server, telling us once its sockets listen."""
-
-    def __init__(self, config: uvicorn.Config, on_started: Callable[[], None]) -> None:
-        super().__init__(config)
-        self._on_started = on_started
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        await super().startup(sockets)
-        if self.started:
-            self._on_started()
 
 
 @contextmanager

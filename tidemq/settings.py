@@ -63,6 +63,13 @@ class Settings:
     request_read_timeout_s: int = 30
     # Open connections; past it new ones are answered 503 (each long poll holds one).
     max_connections: int = 10_000
+    # Connections accepted per turn of the event loop; more wait in the listen backlog,
+    # so a storm of connections cannot hold up requests already in hand.
+    accept_per_round: int = 64
+    # Requests doing work at once, all callers together and per caller (an access key, a
+    # bearer token); the others wait their caller's turn (gateway/admission.py).
+    max_active_requests: int = 128
+    max_active_requests_per_caller: int = 32
     # The most queues (and topics, and subscriptions) /metrics shows (docs/operations.md).
     metrics_max_queues: int = 1_000
     # When set, /metrics wants `Authorization: Bearer <this>`.
@@ -87,7 +94,13 @@ class Settings:
         }
         settings = settings._merged(from_env, "environment")
         given = {k: v for k, v in (flags or {}).items() if v is not None}
-        return settings._merged(given, "command line")
+        settings = settings._merged(given, "command line")
+        if settings.max_active_requests_per_caller > settings.max_active_requests:
+            raise SettingsError(
+                "max_active_requests_per_caller must not exceed max_active_requests "
+                f"({settings.max_active_requests_per_caller} > {settings.max_active_requests})"
+            )
+        return settings
 
     def _merged(self, values: Mapping[str, Any], source: str) -> Settings:
         known = {f.name for f in fields(self)}
@@ -151,6 +164,9 @@ _INTEGERS = {
     "request_read_timeout_s": 1,
     "max_connections": 1,
     "metrics_max_queues": 1,
+    "accept_per_round": 1,
+    "max_active_requests": 1,
+    "max_active_requests_per_caller": 1,
 }
 
 

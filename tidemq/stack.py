@@ -20,13 +20,14 @@ from control_plane.clock import Clock, SystemClock
 from control_plane.plane import ControlPlane
 from control_plane.secret_box import SecretBox
 from gateway import metrics
+from gateway.admission import AdmissionLimits
 from gateway.app import create_app
 from gateway.auth.authenticator import Authenticator
 from gateway.auth.bearer import TokenVerifier
 from gateway.auth.console_sessions import ConsoleSessions
 from gateway.core.broker import DEFAULT_MAX_MESSAGE_BYTES, Broker
 from gateway.core.envelopes import Envelopes
-from gateway.heap import freeze_startup_heap
+from gateway.heap import collecting_on_schedule, freeze_startup_heap
 from gateway.heap_trim import trimming_heap
 from storage_nodes.archive.manifest import Manifests
 from storage_nodes.archive.remote_reads import ArchiveReader
@@ -146,6 +147,7 @@ def build_app(
     advertised_url: str,
     metrics_max_queues: int = metrics.DEFAULT_MAX_QUEUES,
     metrics_token: str | None = None,
+    admission: AdmissionLimits | None = None,
 ) -> Starlette:
     """`master_key`: the key access-key secrets are sealed under (tidemq/master_key.py).
 
@@ -158,7 +160,8 @@ def build_app(
     hand.
 
     `metrics_max_queues` and `metrics_token`: what `/metrics` shows at most, and the
-    token it asks for (gateway/app.py).
+    token it asks for (gateway/app.py); `admission`: how many requests do work at once
+    (gateway/admission.py).
     """
     box = SecretBox(master_key)
     request_clock = auth_clock or SystemClock()
@@ -191,11 +194,15 @@ def build_app(
             # collector's walks from here on (gateway/heap.py).
             freeze_startup_heap()
             try:
-                async with trimming_heap():
+                async with trimming_heap(), collecting_on_schedule():
                     yield
             finally:
                 metrics.process_stopped()
 
     return create_app(
-        lifespan, public_url, metrics_max_queues=metrics_max_queues, metrics_token=metrics_token
+        lifespan,
+        public_url,
+        metrics_max_queues=metrics_max_queues,
+        metrics_token=metrics_token,
+        admission=admission,
     )
