@@ -79,6 +79,8 @@ class FairScheduler:
         # Callers with a request waiting and room under their own cap, in serving order.
         self._turns: deque[str] = deque()
         self._in_turns: set[str] = set()
+        # Requests inside `parked()`: admitted, holding no slot while they wait.
+        self.parked = 0
 
     @property
     def active(self) -> int:
@@ -245,8 +247,14 @@ async def parked() -> AsyncIterator[None]:
     if ticket is None or not ticket.held:
         yield
         return
+    scheduler = ticket.scheduler
     ticket.held = False
-    ticket.scheduler.release(ticket.caller)
-    yield  # on an exception (the request is ending) no slot is taken again
-    await ticket.scheduler.acquire(ticket.caller)
+    scheduler.release(ticket.caller)
+    scheduler.parked += 1
+    try:
+        yield
+    finally:
+        scheduler.parked -= 1
+    # Not on an exception: the request is ending, and takes no slot again.
+    await scheduler.acquire(ticket.caller)
     ticket.held = True

@@ -48,6 +48,7 @@ from redis.asyncio import Redis
 from control_plane.access_keys import DEFAULT_ACCOUNT_ID, AccessKeys, IssuedKey
 from control_plane.clock import Clock, SystemClock
 from control_plane.secret_box import SecretBox
+from gateway.admission import AdmissionLimits
 from tidemq.redis_server import RedisServer, RedisServerConfig, free_port
 from tidemq.stack import ArchiveOptions, build_app
 
@@ -268,6 +269,7 @@ def start_gateway(
     archive: ArchiveOptions | None = None,
     metrics_max_queues: int = 1_000,
     metrics_token: str | None = None,
+    admission: AdmissionLimits | None = None,
 ) -> RunningGateway:
     """Starts the stack with TEST_ACCESS_KEY_ID / TEST_SECRET_ACCESS_KEY registered.
 
@@ -291,6 +293,7 @@ def start_gateway(
         advertised_url=f"http://127.0.0.1:{port}",
         metrics_max_queues=metrics_max_queues,
         metrics_token=metrics_token,
+        admission=admission,
     )
     config = uvicorn.Config(
         app, host="127.0.0.1", port=port, lifespan="on", log_config=None, access_log=False

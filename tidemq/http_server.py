@@ -48,12 +48,13 @@ class RoundsAcceptor:
         self._loop = asyncio.get_running_loop()
         self._opening: set[asyncio.Task[Any]] = set()
         self._closed = False
+        sock.setblocking(False)
 
     def start(self) -> None:
-        self._sock.setblocking(False)
-        self._loop.add_reader(self._sock.fileno(), self._accept_round)
+        self._loop.add_reader(self._sock.fileno(), self.accept_round)
 
-    def _accept_round(self) -> None:
+    def accept_round(self) -> None:
+        """Accepts what waits in the backlog, `per_round` connections at most."""
         for _ in range(self._per_round):
             try:
                 conn, _ = self._sock.accept()
@@ -76,7 +77,7 @@ class RoundsAcceptor:
 
     def _resume(self) -> None:
         if not self._closed:
-            self._loop.add_reader(self._sock.fileno(), self._accept_round)
+            self._loop.add_reader(self._sock.fileno(), self.accept_round)
 
     async def _open(self, conn: socket.socket) -> None:
         try:

@@ -26,6 +26,8 @@ def test_defaults() -> None:
     )
     assert settings.durability == "fsync"
     assert (settings.metrics_max_queues, settings.metrics_token) == (1000, None)
+    assert (settings.max_active_requests, settings.max_active_requests_per_caller) == (128, 32)
+    assert settings.accept_per_round == 64
 
 
 def test_the_metrics_settings_come_from_the_environment() -> None:
@@ -46,6 +48,11 @@ def test_the_metrics_settings_come_from_the_environment() -> None:
         ({"TIDEMQ_MAX_MESSAGE_BYTES": "2\u00b2"}, "max_message_bytes must be from 1024"),
         ({"TIDEMQ_SEGMENT_BYTES": "\u2460"}, "segment_bytes must be a whole number"),
         ({"TIDEMQ_METRICS_MAX_QUEUES": "0"}, "metrics_max_queues must be a whole number >= 1"),
+        ({"TIDEMQ_ACCEPT_PER_ROUND": "0"}, "accept_per_round must be a whole number >= 1"),
+        (
+            {"TIDEMQ_MAX_ACTIVE_REQUESTS": "8", "TIDEMQ_MAX_ACTIVE_REQUESTS_PER_CALLER": "9"},
+            "max_active_requests_per_caller must not exceed max_active_requests",
+        ),
     ],
 )
 def test_bad_settings_say_what_is_wrong(env: dict[str, str], message: str) -> None:
