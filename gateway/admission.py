@@ -81,11 +81,17 @@ class FairScheduler:
         self._in_turns: set[str] = set()
         # Requests inside `parked()`: admitted, holding no slot while they wait.
         self.parked = 0
+        self._queued = 0  # requests waiting for a slot
 
     @property
     def active(self) -> int:
         """Requests holding a slot."""
         return self._active_total
+
+    @property
+    def in_flight(self) -> int:
+        """Requests begun and not ended: doing work, waiting for a slot, or parked."""
+        return self._active_total + self._queued + self.parked
 
     def active_of(self, caller: str) -> int:
         return self._active.get(caller, 0)
@@ -102,6 +108,7 @@ class FairScheduler:
             return
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiting.setdefault(caller, deque()).append(future)
+        self._queued += 1
         self._offer_turn(caller)
         self._dispatch()  # a slot may be free while this caller was at its cap
         try:
@@ -152,6 +159,7 @@ class FairScheduler:
                 queue.popleft()  # cancelled while waiting
             if queue:
                 self._grant(caller)
+                self._queued -= 1
                 queue.popleft().set_result(None)
             if not queue:
                 del self._waiting[caller]
@@ -159,6 +167,7 @@ class FairScheduler:
                 self._offer_turn(caller)  # to the back of the round
 
     def _forget(self, caller: str, future: asyncio.Future[None]) -> None:
+        self._queued -= 1  # removed here, or already dropped by `_dispatch`
         queue = self._waiting.get(caller)
         if queue is None:
             return

@@ -13,10 +13,20 @@ objects (their coroutines, scopes, timers), and a full collection then takes abo
 200 ms. CPython starts one whenever the objects that survived two younger collections
 grew by a quarter, which a burst of connections does again and again: five such pauses
 within 2 s of a 5 000-poll burst. So the collector's own full collections are turned
-off (`collecting_on_schedule`) and one runs every FULL_COLLECTION_INTERVAL_S instead: at
-most one pause of that kind a minute, at the cost of cyclic garbage that outlived two
-young collections staying up to a minute longer. Young collections are unchanged; they
-walk only what is new.
+off (`collecting_on_schedule`) and they run on our schedule instead:
+
+- every FULL_COLLECTION_INTERVAL_S, so cyclic garbage that outlived two young
+  collections is found within a minute;
+- and as soon as a burst is over (the requests in flight fell to an eighth of a peak of
+  at least BURST_REQUESTS), when the walk is short again, and on each check for
+  AFTER_BURST_S more while they stay that low (the burst's connections close after its
+  last answer, and their memory is freed then). These collections also empty CPython's
+  free lists (of tuples, dicts, floats, ...), which a burst filled with thousands of
+  blocks that would otherwise keep its memory from going back to the system; the free
+  heap pages are handed back after each (gateway/heap_trim.py). With the burst gone, each
+  walks a few thousand objects: a millisecond or two.
+
+Young collections are unchanged; they walk only what is new.
 """
 
 from __future__ import annotations
@@ -26,11 +36,17 @@ import contextlib
 import gc
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+
+from gateway.heap_trim import give_back_heap
 
 log = logging.getLogger(__name__)
 
 FULL_COLLECTION_INTERVAL_S = 60.0
+BURST_REQUESTS = 500
+AFTER_BURST_S = 3.0
+_CHECK_INTERVAL_S = 0.5
+_BURST_OVER_FRACTION = 8  # a burst is over once in flight <= its peak / this
 # gc's third threshold counts second-generation collections: at this many, never.
 _NEVER = 2**31 - 1
 
@@ -44,22 +60,38 @@ def freeze_startup_heap() -> None:
 
 @contextlib.asynccontextmanager
 async def collecting_on_schedule(
+    in_flight: Callable[[], int],
     interval_s: float = FULL_COLLECTION_INTERVAL_S,
+    burst_requests: int = BURST_REQUESTS,
 ) -> AsyncIterator[None]:
-    """While inside, full collections run every `interval_s` and at no other time."""
+    """While inside, full collections run every `interval_s` and once each burst of
+    requests is over (`in_flight`: the requests begun and not ended), at no other time."""
     young, middle, old = gc.get_threshold()
     gc.set_threshold(young, middle, _NEVER)
 
     async def loop() -> None:
+        last = time.monotonic()
+        peak = 0
+        burst_over_at: float | None = None
         while True:
-            await asyncio.sleep(interval_s)
-            began = time.perf_counter()
-            found = gc.collect()
-            log.debug(
-                "full collection: %d unreachable, %.1f ms",
-                found,
-                (time.perf_counter() - began) * 1e3,
-            )
+            await asyncio.sleep(min(_CHECK_INTERVAL_S, interval_s))
+            now = time.monotonic()
+            now_in_flight = in_flight()
+            peak = max(peak, now_in_flight)
+            if peak >= burst_requests and now_in_flight <= peak // _BURST_OVER_FRACTION:
+                burst_over_at = burst_over_at or now
+            else:
+                burst_over_at = None
+            if burst_over_at is not None:
+                _collect(f"a burst of {peak} requests is over")
+                await give_back_heap()
+                if now - burst_over_at >= AFTER_BURST_S:
+                    burst_over_at = None
+                    peak = now_in_flight
+                last = now
+            elif now - last >= interval_s:
+                _collect("scheduled")
+                last = now
 
     task = asyncio.create_task(loop(), name="full-collections")
     try:
@@ -69,3 +101,14 @@ async def collecting_on_schedule(
         with contextlib.suppress(asyncio.CancelledError):
             await task
         gc.set_threshold(young, middle, old)
+
+
+def _collect(why: str) -> None:
+    began = time.perf_counter()
+    unreachable = gc.collect()
+    log.debug(
+        "full collection (%s): %d unreachable, %.1f ms",
+        why,
+        unreachable,
+        (time.perf_counter() - began) * 1000,
+    )

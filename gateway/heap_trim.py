@@ -30,6 +30,14 @@ def _malloc_trim() -> Callable[[int], int] | None:
     return trim
 
 
+async def give_back_heap() -> None:
+    """Hands the free heap pages back now (in a worker thread); nothing where the C
+    library is not glibc."""
+    trim = _malloc_trim()
+    if trim is not None:
+        await asyncio.to_thread(trim, 0)
+
+
 @contextlib.asynccontextmanager
 async def trimming_heap(interval_s: float = TRIM_INTERVAL_S) -> AsyncIterator[None]:
     """While inside, the process's free heap pages go back to the system every

@@ -20,7 +20,7 @@ from control_plane.clock import Clock, SystemClock
 from control_plane.plane import ControlPlane
 from control_plane.secret_box import SecretBox
 from gateway import metrics
-from gateway.admission import AdmissionLimits
+from gateway.admission import AdmissionLimits, FairScheduler
 from gateway.app import create_app
 from gateway.auth.authenticator import Authenticator
 from gateway.auth.bearer import TokenVerifier
@@ -194,7 +194,11 @@ def build_app(
             # collector's walks from here on (gateway/heap.py).
             freeze_startup_heap()
             try:
-                async with trimming_heap(), collecting_on_schedule():
+                admission: FairScheduler = app.state.admission
+                async with (
+                    trimming_heap(),
+                    collecting_on_schedule(lambda: admission.in_flight),
+                ):
                     yield
             finally:
                 metrics.process_stopped()

@@ -11,6 +11,7 @@ from pathlib import Path
 from gateway.rest import openapi
 from gateway.ws import asyncapi
 from tidemq import __version__
+from tidemq.allocator import use_system_allocator
 from tidemq.bench import cli as bench_cli
 from tidemq.cli import archive as archive_cli
 from tidemq.cli import keys as keys_cli
@@ -58,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _up(args: argparse.Namespace) -> int:
+    use_system_allocator()  # may start this command again, with PYTHONMALLOC set
     try:
         settings = Settings.load(
             flags={"host": args.host, "port": args.port, "data_dir": args.data_dir},
