@@ -17,14 +17,17 @@ off (`collecting_on_schedule`) and they run on our schedule instead:
 
 - every FULL_COLLECTION_INTERVAL_S, so cyclic garbage that outlived two young
   collections is found within a minute;
-- and as soon as a burst is over (the requests in flight fell to an eighth of a peak of
-  at least BURST_REQUESTS), when the walk is short again, and on each check for
-  AFTER_BURST_S more while they stay that low (the burst's connections close after its
-  last answer, and their memory is freed then). These collections also empty CPython's
+- and once a burst is over (the requests in flight fell to an eighth of a peak of at
+  least BURST_REQUESTS, and stayed there for AFTER_BURST_QUIET_S, by when the burst's
+  connections have closed too), when the walk is short again, and on each check until
+  AFTER_BURST_S after the burst. These collections also empty CPython's
   free lists (of tuples, dicts, floats, ...), which a burst filled with thousands of
   blocks that would otherwise keep its memory from going back to the system; the free
   heap pages are handed back after each (gateway/heap_trim.py). With the burst gone, each
-  walks a few thousand objects: a millisecond or two.
+  walks a few thousand objects: a millisecond or two. Handing back the first time is
+  not free: glibc's `malloc_trim` holds the allocator's lock while it gives back
+  100 MiB, and the event loop, which allocates all the time, waits for it (100-150 ms
+  once, measured after a 5 000-poll burst); hence the wait for the burst to be over.
 
 Young collections are unchanged; they walk only what is new.
 """
@@ -44,6 +47,9 @@ log = logging.getLogger(__name__)
 
 FULL_COLLECTION_INTERVAL_S = 60.0
 BURST_REQUESTS = 500
+# Fewer requests in flight than this: quiet enough to walk and trim the heap at any time.
+QUIET_REQUESTS = BURST_REQUESTS // 8
+AFTER_BURST_QUIET_S = 1.0
 AFTER_BURST_S = 3.0
 _CHECK_INTERVAL_S = 0.5
 _BURST_OVER_FRACTION = 8  # a burst is over once in flight <= its peak / this
@@ -82,7 +88,7 @@ async def collecting_on_schedule(
                 burst_over_at = burst_over_at or now
             else:
                 burst_over_at = None
-            if burst_over_at is not None:
+            if burst_over_at is not None and now - burst_over_at >= AFTER_BURST_QUIET_S:
                 _collect(f"a burst of {peak} requests is over")
                 await give_back_heap()
                 if now - burst_over_at >= AFTER_BURST_S:

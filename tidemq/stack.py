@@ -27,7 +27,7 @@ from gateway.auth.bearer import TokenVerifier
 from gateway.auth.console_sessions import ConsoleSessions
 from gateway.core.broker import DEFAULT_MAX_MESSAGE_BYTES, Broker
 from gateway.core.envelopes import Envelopes
-from gateway.heap import collecting_on_schedule, freeze_startup_heap
+from gateway.heap import QUIET_REQUESTS, collecting_on_schedule, freeze_startup_heap
 from gateway.heap_trim import trimming_heap
 from storage_nodes.archive.manifest import Manifests
 from storage_nodes.archive.remote_reads import ArchiveReader
@@ -196,7 +196,7 @@ def build_app(
             try:
                 admission: FairScheduler = app.state.admission
                 async with (
-                    trimming_heap(),
+                    trimming_heap(quiet=lambda: admission.in_flight < QUIET_REQUESTS),
                     collecting_on_schedule(lambda: admission.in_flight),
                 ):
                     yield
