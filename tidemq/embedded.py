@@ -112,7 +112,7 @@ def run(settings: Settings) -> None:
                 host=settings.host,
                 port=settings.port,
                 loop="uvloop",
-                http=with_read_timeout(settings.request_read_timeout_s),
+                http=with_read_timeout(settings.request_read_timeout_s, settings.accept_per_round),
                 limit_concurrency=settings.max_connections,
                 ws_max_size=MAX_FRAME_BYTES,
                 # Frames read ahead of the session per connection (uvicorn's default is
