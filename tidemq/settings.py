@@ -63,8 +63,10 @@ class Settings:
     request_read_timeout_s: int = 30
     # Open connections; past it new ones are answered 503 (each long poll holds one).
     max_connections: int = 10_000
-    # Connections accepted per turn of the event loop; more wait in the listen backlog,
-    # so a storm of connections cannot hold up requests already in hand.
+    # New connections accepted, new connections' first requests read, and connections
+    # closed by their clients taken down, each at most this many per turn of the event
+    # loop; the rest wait for the next turns, so that a storm of connections cannot hold
+    # up a connection already served (tidemq/http_server.py, tidemq/http_protocol.py).
     accept_per_round: int = 64
     # Requests doing work at once, all callers together and per caller (an access key, a
     # bearer token); the others wait their caller's turn (gateway/admission.py).
