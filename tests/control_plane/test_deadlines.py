@@ -46,3 +46,17 @@ async def test_a_woken_waiter_returns_at_once_and_costs_no_round() -> None:
     await second  # ends at its own deadline though the round allows one
     assert timed_out.done()
     assert len(deadlines) == 0
+
+
+async def test_waiters_woken_early_do_not_pile_up_until_their_deadlines() -> None:
+    deadlines = Deadlines()
+    loop = asyncio.get_running_loop()
+    for _ in range(5):
+        waiters = [loop.create_future() for _ in range(1000)]
+        tasks = [asyncio.create_task(deadlines.wait(w, 3600)) for w in waiters]
+        await asyncio.sleep(0)
+        for waiter in waiters:
+            waiter.set_result(None)  # woken long before the hour is up
+        await asyncio.gather(*tasks)
+    # 5 000 woke early; their entries went when they outnumbered the rest.
+    assert len(deadlines) < 2048
