@@ -16,10 +16,11 @@ abuse"), and parsing them, then starting their tasks, held every other request u
 write when they get to it, and the event loop reads every socket that is ready in one
 turn. So a connection's first request is read only while the turn's budget lasts
 (`first_requests_per_round`); past it, the connection stops being read and waits, in
-order of arrival, for a later turn. A connection that has been answered once reads on at
-once: a client already served (a keep-alive connection, the well-behaved client's) is
-never queued behind a storm of new ones, and how much work it may make is fair
-admission's business (gateway/admission.py). The same budget takes connections down
+order of arrival, for a later turn. Once its first bytes have had their turn, a
+connection reads on at once (the rest of its request, and every later request): a
+client already served (a keep-alive connection, the well-behaved client's) is never
+queued behind a storm of new ones, and how much work it may make is fair admission's
+business (gateway/admission.py). The same budget takes connections down
 when their clients close them: 2 000 closing in one turn at the end of a burst held the
 loop for 120 ms.
 """
@@ -92,13 +93,15 @@ class DeadlineHttpToolsProtocol(HttpToolsProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._read_deadline: asyncio.TimerHandle | None = None
-        self._answered = False  # a response was completed on this connection
+        # Its first bytes had their turn: the connection reads on without another.
+        self._reads_freely = False
         self._deferred: list[bytes] | None = None  # read while waiting for a turn
 
     def data_received(self, data: bytes) -> None:
         if self._deferred is not None:
             self._deferred.append(data)  # already waiting: keep the bytes in order
-        elif self._answered or self._first_rounds().take():
+        elif self._reads_freely or self._first_rounds().take():
+            self._reads_freely = True
             super().data_received(data)
         else:
             self._deferred = [data]
@@ -110,6 +113,7 @@ class DeadlineHttpToolsProtocol(HttpToolsProtocol):
         chunks, self._deferred = self._deferred, None
         if chunks is None or self.transport.is_closing():
             return False
+        self._reads_freely = True
         self.flow.resume_reading()
         for chunk in chunks:
             super().data_received(chunk)
@@ -129,10 +133,6 @@ class DeadlineHttpToolsProtocol(HttpToolsProtocol):
             return False
         self.transport.close()
         return True
-
-    def on_response_complete(self) -> None:
-        self._answered = True
-        super().on_response_complete()
 
     def _first_rounds(self) -> ConnectionRounds:
         rounds = self._rounds.get(self.loop)
