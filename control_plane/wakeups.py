@@ -40,6 +40,7 @@ from control_plane.acked_pubsub import (
     subscribers,
     wait_acknowledged,
 )
+from control_plane.deadlines import Deadlines
 from control_plane.redis_client import REDIS_ERRORS, RedisClient, open_pubsub
 from control_plane.redis_values import as_text
 
@@ -53,25 +54,28 @@ _RETRY_S = 1.0
 
 
 class Listener:
-    def __init__(self) -> None:
-        self._event = asyncio.Event()
+    def __init__(self, deadlines: Deadlines) -> None:
+        self._deadlines = deadlines
+        self._woken = False
+        self._waiter: asyncio.Future[None] | None = None
 
     def wake(self) -> None:
-        self._event.set()
+        self._woken = True
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
 
     async def wait(self, timeout_s: float) -> bool:
-        """True if woken (since the last wait), False if the timeout passed first."""
-        if not self._event.is_set() and timeout_s > 0:
-            # asyncio.timeout, not wait_for: on Python 3.11, wait_for swallows a
-            # cancellation that arrives as the event is set, and the cancelled task
-            # goes on waiting.
+        """True if woken (since the last wait), False if the timeout passed first. The
+        timeout ends in its turn (control_plane/deadlines.py): under thousands ending at
+        once, up to a few hundred milliseconds late."""
+        if not self._woken and timeout_s > 0:
+            self._waiter = asyncio.get_running_loop().create_future()
             try:
-                async with asyncio.timeout(timeout_s):
-                    await self._event.wait()
-            except TimeoutError:
-                return False
-        woken = self._event.is_set()
-        self._event.clear()
+                await self._deadlines.wait(self._waiter, timeout_s)
+            finally:
+                self._waiter = None
+        woken = self._woken
+        self._woken = False
         return woken
 
 
@@ -80,6 +84,7 @@ class WakeUps:
 
     def __init__(self, peer_check_s: float = PEER_CHECK_S) -> None:
         self._listeners: defaultdict[str, set[Listener]] = defaultdict(set)
+        self._deadlines = Deadlines()
         self._origin = secrets.token_hex(6)
         self._outbox: asyncio.Queue[str] | None = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -101,7 +106,7 @@ class WakeUps:
 
     @contextmanager
     def listen(self, subscription_id: str) -> Iterator[Listener]:
-        listener = Listener()
+        listener = Listener(self._deadlines)
         listeners = self._listeners[subscription_id]
         listeners.add(listener)
         try:

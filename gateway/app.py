@@ -18,6 +18,7 @@ from starlette.middleware import Middleware
 from starlette.routing import Route, WebSocketRoute
 
 from gateway import metrics
+from gateway.admission import AdmissionLimits, AdmissionMiddleware, FairScheduler
 from gateway.aws_endpoint import aws_endpoint
 from gateway.console.routes import console_routes
 from gateway.health import healthz, readyz
@@ -46,13 +47,18 @@ def create_app(
     metrics_max_queues: int = metrics.DEFAULT_MAX_QUEUES,
     metrics_token: str | None = None,
     access_log: bool = False,
+    admission: AdmissionLimits | None = None,
 ) -> Starlette:
     """`public_url`: base of queue URLs; when None they are built from the Host header.
 
     `metrics_max_queues`: the queues (and topics, and subscriptions) `/metrics` shows at
     most; `metrics_token`: the bearer token a scrape must carry, None for none;
     `access_log`: a log record per request (gateway/request_ids.py).
+
+    `admission`: how many requests do work at once, in all and per caller, the others
+    waiting their caller's turn (gateway/admission.py); the defaults when None.
     """
+    scheduler = FairScheduler(admission or AdmissionLimits())
     app = Starlette(
         routes=[
             # SQS and SNS share the root, routed by the request's signature.
@@ -69,10 +75,17 @@ def create_app(
             # Unauthenticated: webhook receivers fetch it to check message signatures.
             Route(SIGNING_CERTIFICATE_PATH, signing_certificate, methods=["GET"]),
         ],
+        # Inside the outermost error handler, so a failure while waiting is a 500 like
+        # any other, and in front of the routes: a waiting request costs no routing. The
+        # request id first, so that a request's wait is in its access record.
+        middleware=[
+            Middleware(RequestIds, log_access=access_log),
+            Middleware(AdmissionMiddleware, scheduler=scheduler),
+        ],
         exception_handlers={HTTPException: http_error},
-        middleware=[Middleware(RequestIds, log_access=access_log)],
         lifespan=lifespan,
     )
+    app.state.admission = scheduler
     app.state.public_url = public_url.rstrip("/") if public_url else None
     app.state.ws_token_recheck_s = DEFAULT_WS_TOKEN_RECHECK_S
     app.state.metrics_max_queues = metrics_max_queues

@@ -30,10 +30,23 @@ def _malloc_trim() -> Callable[[int], int] | None:
     return trim
 
 
+async def give_back_heap() -> None:
+    """Hands the free heap pages back now (in a worker thread); nothing where the C
+    library is not glibc."""
+    trim = _malloc_trim()
+    if trim is not None:
+        await asyncio.to_thread(trim, 0)
+
+
 @contextlib.asynccontextmanager
-async def trimming_heap(interval_s: float = TRIM_INTERVAL_S) -> AsyncIterator[None]:
+async def trimming_heap(
+    interval_s: float = TRIM_INTERVAL_S, quiet: Callable[[], bool] = lambda: True
+) -> AsyncIterator[None]:
     """While inside, the process's free heap pages go back to the system every
-    `interval_s`."""
+    `interval_s` when `quiet()`: glibc's trim holds the allocator's lock for as long as
+    it walks the heap, and the event loop's allocations wait for it (under
+    PYTHONMALLOC=malloc every Python object is one), so it is not done in the middle of
+    a burst, when the heap is at its largest and has least to give back."""
     trim = _malloc_trim()
     if trim is None:
         yield
@@ -42,7 +55,8 @@ async def trimming_heap(interval_s: float = TRIM_INTERVAL_S) -> AsyncIterator[No
     async def loop() -> None:
         while True:
             await asyncio.sleep(interval_s)
-            await asyncio.to_thread(trim, 0)
+            if quiet():
+                await asyncio.to_thread(trim, 0)
 
     task = asyncio.create_task(loop(), name="heap-trim")
     try:

@@ -51,6 +51,7 @@ from control_plane.access_keys import DEFAULT_ACCOUNT_ID, AccessKeys, IssuedKey
 from control_plane.clock import Clock, SystemClock
 from control_plane.redis_client import open_redis
 from control_plane.secret_box import SecretBox
+from gateway.admission import AdmissionLimits
 from tests.redis_cluster import LocalRedisCluster, flush_all
 from tidemq.redis_server import RedisServer, RedisServerConfig, free_port
 from tidemq.stack import ArchiveOptions, build_app
@@ -290,6 +291,7 @@ def start_gateway(
     archive: ArchiveOptions | None = None,
     metrics_max_queues: int = 1_000,
     metrics_token: str | None = None,
+    admission: AdmissionLimits | None = None,
 ) -> RunningGateway:
     """Starts the stack with TEST_ACCESS_KEY_ID / TEST_SECRET_ACCESS_KEY registered.
 
@@ -313,6 +315,7 @@ def start_gateway(
         advertised_url=f"http://127.0.0.1:{port}",
         metrics_max_queues=metrics_max_queues,
         metrics_token=metrics_token,
+        admission=admission,
     )
     config = uvicorn.Config(
         app, host="127.0.0.1", port=port, lifespan="on", log_config=None, access_log=False

@@ -32,10 +32,12 @@ from starlette.applications import Starlette
 
 from control_plane.access_keys import DEFAULT_ACCOUNT_ID
 from control_plane.errors import ControlPlaneError
+from gateway.admission import AdmissionLimits
 from gateway.ws.endpoint import MAX_FRAME_BYTES
 from tidemq.admin_key import register_admin_key
 from tidemq.credentials import Credentials, admin_credentials
 from tidemq.http_protocol import with_read_timeout
+from tidemq.http_server import GatewayServer
 from tidemq.master_key import ensure_master_key
 from tidemq.redis_server import RedisServer, RedisServerConfig
 from tidemq.redis_supervisor import RedisSupervisor
@@ -71,7 +73,7 @@ def run(settings: Settings) -> None:
         master_key = ensure_master_key(settings.master_key, data_dir)
         redis = None
         supervisor = None
-        server: Server | None = None
+        server: GatewayServer | None = None
         redis_url = settings.redis_url
         if redis_url is None:
             redis = RedisServer(RedisServerConfig(data_dir / "redis"))
@@ -103,11 +105,18 @@ def run(settings: Settings) -> None:
                 metrics_max_queues=settings.metrics_max_queues,
                 metrics_token=settings.metrics_token,
                 access_log=settings.access_log,
+                admission=AdmissionLimits(
+                    settings.max_active_requests, settings.max_active_requests_per_caller
+                ),
             )
             config = uvicorn_config(app, settings)
             banner = _banner(settings, data_dir, credentials, redis, redis_url)
             sys.setswitchinterval(_GIL_SWITCH_INTERVAL_S)  # process-wide: set here, once
-            server = Server(config, on_started=lambda: _print_banner(banner))
+            server = GatewayServer(
+                config,
+                on_started=lambda: _print_banner(banner),
+                accept_per_round=settings.accept_per_round,
+            )
             server.run()
         finally:
             if supervisor is not None:
@@ -128,7 +137,7 @@ def uvicorn_config(app: Starlette, settings: Settings) -> uvicorn.Config:
         host=settings.host,
         port=settings.port,
         loop="uvloop",
-        http=with_read_timeout(settings.request_read_timeout_s),
+        http=with_read_timeout(settings.request_read_timeout_s, settings.accept_per_round),
         limit_concurrency=settings.max_connections,
         ws_max_size=MAX_FRAME_BYTES,
         # Frames read ahead of the session per connection (uvicorn's default is
@@ -144,19 +153,6 @@ def uvicorn_config(app: Starlette, settings: Settings) -> uvicorn.Config:
         access_log=False,
         timeout_graceful_shutdown=10,
     )
-
-
-class Server(uvicorn.Server):
-    """uvicorn's server, telling us once its sockets listen."""
-
-    def __init__(self, config: uvicorn.Config, on_started: Callable[[], None]) -> None:
-        super().__init__(config)
-        self._on_started = on_started
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        await super().startup(sockets)
-        if self.started:
-            self._on_started()
 
 
 @contextmanager

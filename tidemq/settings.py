@@ -75,6 +75,15 @@ class Settings:
     request_read_timeout_s: int = 30
     # Open connections; past it new ones are answered 503 (each long poll holds one).
     max_connections: int = 10_000
+    # New connections accepted, new connections' first requests read, and connections
+    # closed by their clients taken down, each at most this many per turn of the event
+    # loop; the rest wait for the next turns, so that a storm of connections cannot hold
+    # up a connection already served (tidemq/http_server.py, tidemq/http_protocol.py).
+    accept_per_round: int = 64
+    # Requests doing work at once, all callers together and per caller (an access key, a
+    # bearer token); the others wait their caller's turn (gateway/admission.py).
+    max_active_requests: int = 128
+    max_active_requests_per_caller: int = 32
     # The most queues (and topics, and subscriptions) /metrics shows (docs/operations.md).
     metrics_max_queues: int = 1_000
     # When set, /metrics wants `Authorization: Bearer <this>`.
@@ -119,7 +128,13 @@ class Settings:
         }
         settings = settings._merged(from_env, "environment")
         given = {k: v for k, v in (flags or {}).items() if v is not None}
-        return settings._merged(given, "command line")
+        settings = settings._merged(given, "command line")
+        if settings.max_active_requests_per_caller > settings.max_active_requests:
+            raise SettingsError(
+                "max_active_requests_per_caller must not exceed max_active_requests "
+                f"({settings.max_active_requests_per_caller} > {settings.max_active_requests})"
+            )
+        return settings
 
     def _merged(self, values: Mapping[str, Any], source: str) -> Settings:
         known = {f.name for f in fields(self)}
@@ -225,6 +240,9 @@ _INTEGERS = {
     "metrics_max_queues": 1,
     "lease_ttl_ms": 100,
     "node_request_timeout_ms": 100,
+    "accept_per_round": 1,
+    "max_active_requests": 1,
+    "max_active_requests_per_caller": 1,
 }
 
 

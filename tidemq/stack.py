@@ -20,13 +20,14 @@ from control_plane.clock import Clock, SystemClock
 from control_plane.plane import ControlPlane
 from control_plane.secret_box import SecretBox
 from gateway import metrics
+from gateway.admission import AdmissionLimits, FairScheduler
 from gateway.app import create_app
 from gateway.auth.authenticator import Authenticator
 from gateway.auth.bearer import TokenVerifier
 from gateway.auth.console_sessions import ConsoleSessions
 from gateway.core.broker import DEFAULT_MAX_MESSAGE_BYTES, Broker
 from gateway.core.envelopes import Envelopes
-from gateway.heap import freeze_startup_heap
+from gateway.heap import QUIET_REQUESTS, collecting_on_schedule, freeze_startup_heap
 from gateway.heap_trim import trimming_heap
 from storage_nodes.archive.manifest import Manifests
 from storage_nodes.archive.remote_reads import ArchiveReader
@@ -180,6 +181,7 @@ def build_app(
     metrics_max_queues: int = metrics.DEFAULT_MAX_QUEUES,
     metrics_token: str | None = None,
     access_log: bool = False,
+    admission: AdmissionLimits | None = None,
     cluster: ClusterGateway | None = None,
 ) -> Starlette:
     """`master_key`: the key access-key secrets are sealed under (tidemq/master_key.py).
@@ -193,7 +195,8 @@ def build_app(
     hand.
 
     `metrics_max_queues` and `metrics_token`: what `/metrics` shows at most, and the
-    token it asks for (gateway/app.py); `access_log`: a log record per request.
+    token it asks for (gateway/app.py); `access_log`: a log record per request;
+    `admission`: how many requests do work at once (gateway/admission.py).
 
     `cluster`: a gateway of a cluster, with no storage of its own (ClusterGateway).
     """
@@ -229,7 +232,12 @@ def build_app(
             # collector's walks from here on (gateway/heap.py).
             freeze_startup_heap()
             try:
-                async with trimming_heap(), _presence(control, cluster, advertised_url):
+                admission: FairScheduler = app.state.admission
+                async with (
+                    trimming_heap(quiet=lambda: admission.in_flight < QUIET_REQUESTS),
+                    collecting_on_schedule(lambda: admission.in_flight),
+                    _presence(control, cluster, advertised_url),
+                ):
                     yield
             finally:
                 metrics.process_stopped()
@@ -240,6 +248,7 @@ def build_app(
         metrics_max_queues=metrics_max_queues,
         metrics_token=metrics_token,
         access_log=access_log,
+        admission=admission,
     )
 
 

@@ -28,6 +28,7 @@ from control_plane.plane import ControlPlane
 from control_plane.queues import QueueInfo
 from control_plane.receipts import Receipt
 from gateway import metrics
+from gateway.admission import parked
 from gateway.core.consumables import Consumable
 from gateway.core.errors import CoreError, from_lower_layer
 from gateway.core.messages import DEAD_LETTER_SOURCE, ReceivedMessage
@@ -79,7 +80,8 @@ class Receiver:
                 next_due_ms = await self._control.deliveries.next_due_ms(source.subscription_id)
                 if next_due_ms is not None:
                     until_ms = min(until_ms, next_due_ms)
-                await wake.wait(max(until_ms - now_ms, 0) / 1000)
+                async with parked():  # waiting is no work: others use the slot meanwhile
+                    await wake.wait(max(until_ms - now_ms, 0) / 1000)
 
     async def delete(self, source: Consumable, receipt_handles: Sequence[str]) -> EntryResults:
         """Deletes the deliveries the receipts name, in one script call. A stale receipt

@@ -27,6 +27,8 @@ def test_defaults() -> None:
     )
     assert settings.durability == "fsync"
     assert (settings.metrics_max_queues, settings.metrics_token) == (1000, None)
+    assert (settings.max_active_requests, settings.max_active_requests_per_caller) == (128, 32)
+    assert settings.accept_per_round == 64
 
 
 def test_the_metrics_settings_come_from_the_environment() -> None:
@@ -71,6 +73,11 @@ def test_a_redis_or_redis_cluster_url_is_taken_as_given(url: str) -> None:
         ({"TIDEMQ_REDIS_URL": "localhost:6379"}, "redis_url: a Redis URL begins with one of"),
         ({"TIDEMQ_REDIS_URL": "redis+cluster:///0"}, "names one of its nodes"),
         ({"TIDEMQ_REDIS_URL": "redis+cluster://h:7000/3"}, "has no databases but 0"),
+        ({"TIDEMQ_ACCEPT_PER_ROUND": "0"}, "accept_per_round must be a whole number >= 1"),
+        (
+            {"TIDEMQ_MAX_ACTIVE_REQUESTS": "8", "TIDEMQ_MAX_ACTIVE_REQUESTS_PER_CALLER": "9"},
+            "max_active_requests_per_caller must not exceed max_active_requests",
+        ),
     ],
 )
 def test_bad_settings_say_what_is_wrong(env: dict[str, str], message: str) -> None:

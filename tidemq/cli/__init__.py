@@ -11,6 +11,7 @@ from pathlib import Path
 from gateway.rest import openapi
 from gateway.ws import asyncapi
 from tidemq import __version__, logs
+from tidemq.allocator import use_system_allocator
 from tidemq.bench import cli as bench_cli
 from tidemq.cli import archive as archive_cli
 from tidemq.cli import cluster as cluster_cli
@@ -71,6 +72,8 @@ def _up(args: argparse.Namespace) -> int:
         logs.configure(logging.INFO, settings.log_format)
         _check_fixed_port(settings)
         if args.nodes is None and args.gateways is None:
+            # Once the settings are known to be good, so that a mistake is reported once.
+            use_system_allocator()  # may start this command again, with PYTHONMALLOC set
             run(settings)
         else:
             local_cluster.run(settings, args.nodes or 1, args.gateways or 1)
@@ -91,6 +94,7 @@ def _serve(args: argparse.Namespace, command: str, serve: Callable[[Settings], N
         logs.configure(logging.INFO, settings.log_format)
         if command == "gateway":
             _check_fixed_port(settings)
+            use_system_allocator()  # as `tidemq up`: a burst's memory goes back after it
         serve(settings)
     except (SettingsError, LaunchError) as exc:
         print(f"tidemq {command}: {exc}", file=sys.stderr)

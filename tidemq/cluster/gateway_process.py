@@ -19,10 +19,12 @@ import sys
 
 from control_plane.access_keys import DEFAULT_ACCOUNT_ID
 from control_plane.errors import ControlPlaneError
+from gateway.admission import AdmissionLimits
 from tidemq.admin_key import register_admin_key
 from tidemq.cluster.node_process import new_process_id
 from tidemq.credentials import Credentials
-from tidemq.embedded import LaunchError, Server, check_port_free, graceful_signals, uvicorn_config
+from tidemq.embedded import LaunchError, check_port_free, graceful_signals, uvicorn_config
+from tidemq.http_server import GatewayServer
 from tidemq.master_key import load_master_key
 from tidemq.settings import Settings, SettingsError
 from tidemq.stack import ClusterGateway, archive_options, build_app
@@ -65,6 +67,9 @@ def run(settings: Settings) -> None:
             metrics_max_queues=settings.metrics_max_queues,
             metrics_token=settings.metrics_token,
             access_log=settings.access_log,
+            admission=AdmissionLimits(
+                settings.max_active_requests, settings.max_active_requests_per_caller
+            ),
             cluster=ClusterGateway(
                 gateway_id, settings.lease_ttl_ms, settings.node_request_timeout_ms
             ),
@@ -81,7 +86,11 @@ def run(settings: Settings) -> None:
                 "",
             ]
         )
-        server = Server(uvicorn_config(app, settings), on_started=lambda: _print(banner))
+        server = GatewayServer(
+            uvicorn_config(app, settings),
+            on_started=lambda: _print(banner),
+            accept_per_round=settings.accept_per_round,
+        )
         server.run()
     log.info("TideMQ gateway stopped")
 
