@@ -187,12 +187,18 @@ class Takeovers:
                     "%s/%d: the old tail on this disk is not awaited; deleted", stream_id, partition
                 )
             return
+        offered = [
+            t
+            for t in mine
+            if await asyncio.to_thread(self._recovery.offered, stream_id, partition, t)
+        ]
+        mine = [t for t in mine if t not in offered]
+        if not mine:
+            return  # the owner has not listed them yet
         directory = self._node.streams_dir / stream_id / str(partition)
         partition_log = await PartitionLog.open(directory)
         try:
             for tail in mine:
-                if await asyncio.to_thread(self._recovery.offered, stream_id, partition, tail):
-                    continue
                 records = records_of(partition_log, tail.base_offset, tail.end_offset)
                 entries = await self._recovery.segments_of(
                     stream_id, partition, tail, records, tail.lease_epoch

@@ -158,22 +158,20 @@ class Receiver:
         for dead in claim.dead_letters:
             assert dead_letter_queue is not None
             key = (dead.partition, dead.offset)
-            if key in unavailable:
-                await deliveries.defer(dead, now_ms + UNAVAILABLE_RETRY_MS)
-                continue
-            await self._dead_letter(source, dead_letter_queue, dead, records.get(key))
+            await self._dead_letter(
+                source, dead_letter_queue, dead, records.get(key), key in unavailable
+            )
         retention_ms = source.retention_ms
         policy = source.filter_policy
         counters = queue_counters(source)
-        received, filtered = [], []
+        received: list[ReceivedMessage] = []
+        filtered: list[Delivery] = []
         received_bytes = 0
         for delivery in claim.deliveries:
             key = (delivery.partition, delivery.offset)
             record = records.get(key)
-            if key in unavailable:
-                await deliveries.defer(delivery, now_ms + UNAVAILABLE_RETRY_MS)
-            elif key in never_written:
-                filtered.append(delivery)  # no message: removed as a filtered one is
+            if key in unavailable or key in never_written:
+                await self._absent_one(delivery, key in unavailable, filtered, now_ms)
             elif record is None or (
                 retention_ms is not None and record.timestamp_ms + retention_ms <= now_ms
             ):
@@ -213,6 +211,16 @@ class Receiver:
             records.update({(partition, offset): r for offset, r in found.items()})
         return records
 
+    async def _absent_one(
+        self, delivery: Delivery, unavailable: bool, removed: list[Delivery], now_ms: int
+    ) -> None:
+        """An unavailable message is put back for later; a never-written offset holds no
+        message, and is removed with the filtered ones."""
+        if unavailable:
+            await self._control.deliveries.defer(delivery, now_ms + UNAVAILABLE_RETRY_MS)
+        else:
+            removed.append(delivery)
+
     async def _absent(
         self,
         source: Consumable,
@@ -246,8 +254,17 @@ class Receiver:
             return None
 
     async def _dead_letter(
-        self, source: Consumable, target: QueueInfo, delivery: Delivery, record: Record | None
+        self,
+        source: Consumable,
+        target: QueueInfo,
+        delivery: Delivery,
+        record: Record | None,
+        unavailable: bool,
     ) -> None:
+        if unavailable:  # not dead-lettered while it cannot be read: put back for later
+            now_ms = self._control.clock.now_ms()
+            await self._control.deliveries.defer(delivery, now_ms + UNAVAILABLE_RETRY_MS)
+            return
         if record is not None:
             moved = RecordIn(
                 message_id=record.message_id,

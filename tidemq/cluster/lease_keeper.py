@@ -284,7 +284,7 @@ class LeaseKeeper:
                 self._forget(key)
                 await self._close_log(key)
             else:
-                self._held[key] = _Held(renewed, asked_s + self._valid_s())
+                held.lease, held.valid_until_s = renewed, asked_s + self._valid_s()
 
     async def recover_tails(self) -> None:
         """Offers the tails of logs left on this disk that this node no longer owns, and
