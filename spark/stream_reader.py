@@ -75,7 +75,7 @@ class TideMQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         manifests = read_manifests(store, stream, self.options.bounds)
         offsets = {
             partition: (
-                manifests[partition].end_offset
+                manifests[partition].readable_end_offset
                 if self.options.starting_position == "latest" and partition in manifests
                 else self.options.bounds.start_offset
             )
@@ -86,7 +86,7 @@ class TideMQStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def latestOffset(self, start: dict[str, Any], limit: ReadLimit) -> dict[str, Any]:  # noqa: N802
         stream_id, offsets = _decode(start)
         manifests = read_manifests(self._store(), self._stream(stream_id), self.options.bounds)
-        available = {p: m.end_offset for p, m in manifests.items()}
+        available = {p: m.readable_end_offset for p, m in manifests.items()}
         self._latest = _encode(stream_id, {**offsets, **available})
         if self._available_now and self._target is None:
             self._target = dict(available)  # what was archived when the query started

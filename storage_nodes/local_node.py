@@ -32,6 +32,7 @@ from storage_nodes.log.log_loader import start_log_at
 from storage_nodes.log.partition_log import PartitionLog
 from storage_nodes.log.tail_cache import TailCache
 from storage_nodes.node import (
+    Absence,
     ArchiveUnavailable,
     DiskBudgetExceeded,
     NodeError,
@@ -200,6 +201,24 @@ class LocalNode:
             ) from exc
         return found
 
+    async def absent(self, stream_id: str, partition: int, offsets: Sequence[int]) -> Absence:
+        """Offsets below the local start that the archive awaits (a pending tail) or holds
+        (filled since the read) are unavailable; those between its segments were never
+        written. Offsets below the archive's start are gone (retention)."""
+        partition_log = await self._log(stream_id, partition)
+        below = [o for o in offsets if o < partition_log.start_offset]
+        if self._archive_reader is None or not below:
+            return Absence()
+        try:
+            manifest = await asyncio.to_thread(self._archive_reader.refresh, stream_id, partition)
+        except ObjectStoreError as exc:
+            raise ArchiveUnavailable(f"the archive cannot be read now: {exc}") from exc
+        unavailable = {
+            o for o in below if manifest.pending_tail(o) or manifest.segment_for(o) is not None
+        }
+        never_written = {o for o in below if o >= manifest.start_offset} - unavailable
+        return Absence(frozenset(unavailable), frozenset(never_written))
+
     async def offset_for_time(self, stream_id: str, partition: int, timestamp_ms: int) -> int:
         """The first offset whose record's timestamp is at or after `timestamp_ms`: from
         the archive below the local start, else from the local log; the end offset if no
@@ -261,39 +280,30 @@ class LocalNode:
 
     # -- ownership, for a node of a cluster (docs/cluster.md) ------------------------------
 
-    async def adopt(self, stream_id: str, partition: int, writer_epoch: int) -> None:
-        """This node took the partition's lease: a new tenure, whose archive writes carry
-        `writer_epoch` (above every earlier owner's).
+    @property
+    def tiering(self) -> Tiering | None:
+        return self._tiering
 
-        A local copy that ends before the archive does (another node wrote the partition
-        since this one last had it) is dropped, and the log starts over empty at the
-        archive's end, the archive serving every read below it. A local copy at or past
-        the archive's end is kept: it is this node's own tail, not yet archived.
-        """
-        if self._tiering is not None:
-            self._tiering.adopt(stream_id, partition, writer_epoch)
-        if self._archive_reader is None:
-            return
-        try:
-            manifest = await asyncio.to_thread(
-                self._archive_reader.manifest, stream_id, partition, _BEYOND_ANY_OFFSET
-            )
-        except ObjectStoreError as exc:
-            raise ArchiveUnavailable(f"the archive cannot be read now: {exc}") from exc
-        partition_log = await self._log(stream_id, partition)
-        if partition_log.end_offset >= manifest.end_offset:
-            return
-        log.info(
-            "partition %s/%d: the local log ends at %d, the archive at %d: starting over there",
-            stream_id, partition, partition_log.end_offset, manifest.end_offset,
-        )  # fmt: skip
-        del self._logs[(stream_id, partition)]
-        await partition_log.close()
+    @property
+    def archive_reader(self) -> ArchiveReader | None:
+        return self._archive_reader
+
+    async def open_log(self, stream_id: str, partition: int) -> PartitionLog:
+        """The partition's log, opened (and recovered) if it is not open yet."""
+        return await self._log(stream_id, partition)
+
+    def is_open(self, stream_id: str, partition: int) -> bool:
+        return (stream_id, partition) in self._logs
+
+    async def restart_log(self, stream_id: str, partition: int, start_offset: int) -> None:
+        """Replaces the partition's log with an empty one starting at `start_offset`
+        (a new tenure: everything below is in the archive or awaited there)."""
+        partition_log = self._logs.pop((stream_id, partition), None)
+        if partition_log is not None:
+            await partition_log.close()
+        directory = self.streams_dir / stream_id / str(partition)
         await asyncio.to_thread(
-            start_log_at,
-            partition_log.directory,
-            manifest.end_offset,
-            self._config.index_interval_bytes,
+            start_log_at, directory, start_offset, self._config.index_interval_bytes
         )
         await self._log(stream_id, partition)
 

@@ -32,6 +32,7 @@ from storage_nodes.archive.tiering import TieringStatus
 from storage_nodes.log.record import MessageAttribute, Record, RecordIn
 
 __all__ = [
+    "Absence",
     "ArchiveUnavailable",
     "DiskBudgetExceeded",
     "MessageAttribute",
@@ -89,6 +90,19 @@ class NodeUnreachable(NodeError):
 
 
 @dataclass(frozen=True, slots=True)
+class Absence:
+    """Why offsets a read did not return are absent (the rest are gone for good:
+    removed by retention, or below the partition's start)."""
+
+    # The record exists but cannot be read now: it is on the un-archived tail of a node
+    # that failed, not recovered yet (or was recovered since the read): read it later.
+    unavailable: frozenset[int] = frozenset()
+    # No record was ever given these offsets: an ownership change skipped them
+    # (docs/cluster.md, "Offsets after a failover").
+    never_written: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
 class StreamDescriptor:
     """What a stream is, for the archive's readers (docs/formats.md, "stream.json")."""
 
@@ -115,6 +129,11 @@ class Node(Protocol):
         self, stream_id: str, partition: int, offsets: Sequence[int]
     ) -> dict[int, Record]:
         """The records at these offsets that the partition holds, locally or archived."""
+        ...
+
+    async def absent(self, stream_id: str, partition: int, offsets: Sequence[int]) -> Absence:
+        """Of `offsets` that `read_offsets` did not return, which are only unavailable
+        for now and which were never written (offsets are not dense across failovers)."""
         ...
 
     async def end_offset(self, stream_id: str, partition: int) -> int:

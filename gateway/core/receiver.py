@@ -9,6 +9,11 @@ its record before it goes out:
 - not matched by the subscription's filter policy: removed, never delivered;
 - delivery time not reached (a delay whose registration lost a race with this claim):
   turned back into a delay;
+- unavailable (its record is on the un-archived tail of a storage node that failed, not
+  recovered yet): put back as a delay of UNAVAILABLE_RETRY_MS, neither delivered empty
+  nor removed nor dead-lettered;
+- never written (an offset an ownership change skipped: offsets are not dense across
+  failovers, docs/cluster.md): removed, uncounted;
 - a dead letter (received maxReceiveCount times): appended to the dead-letter queue's log
   with its original attributes and `DeadLetterQueueSourceArn`, then removed here. A crash
   between the two leaves it in both places, never in neither (at-least-once).
@@ -38,6 +43,8 @@ from storage_nodes.node import MessageAttribute, Node, Record, RecordIn
 log = logging.getLogger(__name__)
 
 MAX_WAIT_MS = 20_000
+# How long a message whose record is unavailable waits before it is tried again.
+UNAVAILABLE_RETRY_MS = 2_000
 
 # Per entry of a batch: None for success, or the error of that entry alone.
 EntryResults = list[CoreError | None]
@@ -149,19 +156,28 @@ class Receiver:
         if not claim:
             return [], False
         records = await self._records(source, claim.deliveries + claim.dead_letters)
+        unavailable, never_written = await self._absent(
+            source, claim.deliveries + claim.dead_letters, records
+        )
+        now_ms = self._control.clock.now_ms()
         for dead in claim.dead_letters:
             assert dead_letter_queue is not None
-            record = records.get((dead.partition, dead.offset))
-            await self._dead_letter(source, dead_letter_queue, dead, record)
-        now_ms = self._control.clock.now_ms()
+            key = (dead.partition, dead.offset)
+            await self._dead_letter(
+                source, dead_letter_queue, dead, records.get(key), key in unavailable
+            )
         retention_ms = source.retention_ms
         policy = source.filter_policy
         counters = queue_counters(source)
-        received, filtered = [], []
+        received: list[ReceivedMessage] = []
+        filtered: list[Delivery] = []
         received_bytes = 0
         for delivery in claim.deliveries:
-            record = records.get((delivery.partition, delivery.offset))
-            if record is None or (
+            key = (delivery.partition, delivery.offset)
+            record = records.get(key)
+            if key in unavailable or key in never_written:
+                await self._absent_one(delivery, key in unavailable, filtered, now_ms)
+            elif record is None or (
                 retention_ms is not None and record.timestamp_ms + retention_ms <= now_ms
             ):
                 await deliveries.remove(delivery, "expired")
@@ -195,6 +211,35 @@ class Receiver:
             records.update({(partition, offset): r for offset, r in found.items()})
         return records
 
+    async def _absent_one(
+        self, delivery: Delivery, unavailable: bool, removed: list[Delivery], now_ms: int
+    ) -> None:
+        """An unavailable message is put back for later; a never-written offset holds no
+        message, and is removed with the filtered ones."""
+        if unavailable:
+            await self._control.deliveries.defer(delivery, now_ms + UNAVAILABLE_RETRY_MS)
+        else:
+            removed.append(delivery)
+
+    async def _absent(
+        self,
+        source: Consumable,
+        deliveries: list[Delivery],
+        records: dict[tuple[int, int], Record],
+    ) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
+        """The claimed messages without a record that are (unavailable, never written),
+        by (partition, offset); asked of the node only when a record is missing."""
+        missing: defaultdict[int, list[int]] = defaultdict(list)
+        for delivery in deliveries:
+            if (delivery.partition, delivery.offset) not in records:
+                missing[delivery.partition].append(delivery.offset)
+        unavailable, never_written = set(), set()
+        for partition, offsets in missing.items():
+            absence = await self._storage.absent(source.stream_id, partition, offsets)
+            unavailable |= {(partition, offset) for offset in absence.unavailable}
+            never_written |= {(partition, offset) for offset in absence.never_written}
+        return unavailable, never_written
+
     async def _dead_letter_queue(self, source: Consumable) -> QueueInfo | None:
         redrive = source.redrive
         if redrive is None:
@@ -209,8 +254,17 @@ class Receiver:
             return None
 
     async def _dead_letter(
-        self, source: Consumable, target: QueueInfo, delivery: Delivery, record: Record | None
+        self,
+        source: Consumable,
+        target: QueueInfo,
+        delivery: Delivery,
+        record: Record | None,
+        unavailable: bool,
     ) -> None:
+        if unavailable:  # not dead-lettered while it cannot be read: put back for later
+            now_ms = self._control.clock.now_ms()
+            await self._control.deliveries.defer(delivery, now_ms + UNAVAILABLE_RETRY_MS)
+            return
         if record is not None:
             moved = RecordIn(
                 message_id=record.message_id,

@@ -8,6 +8,9 @@
     <stream>/<partition>/<base>-<end>.seg            a sealed segment's .log bytes
     <stream>/<partition>/<base>-<end>.index          its offset index
     <stream>/<partition>/<base>-<end>.timeindex      its time index
+    <stream>/<partition>/tails/<base>-<end>.json     a failed tenure's pending tail,
+                                                     recovered by another node than the
+                                                     owner: its segments, to be listed
     _names/<account>/<kind>/<name>/<created>-<stream>.json   a stream by its name
 
 Offsets and `created` (ms) are 20 zero-padded digits, so key order is number order; a
@@ -41,6 +44,14 @@ def partition_prefix(stream_id: str, partition: int) -> str:
 
 def manifest(stream_id: str, partition: int) -> str:
     return f"{stream_id}/{partition}/manifest.json"
+
+
+def tails_prefix(stream_id: str, partition: int) -> str:
+    return f"{stream_id}/{partition}/tails/"
+
+
+def tail_offer(stream_id: str, partition: int, base_offset: int, end_offset: int) -> str:
+    return f"{tails_prefix(stream_id, partition)}{base_offset:020d}-{end_offset:020d}.json"
 
 
 def segment_stem(stream_id: str, partition: int, base_offset: int, end_offset: int) -> str:

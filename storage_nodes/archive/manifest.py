@@ -5,6 +5,16 @@ it does not list does not exist for readers (an upload that a crash cut short be
 manifest named it is never read, and is overwritten by the retry). Its JSON is versioned
 (`format`) and documented in docs/formats.md.
 
+Pending tails. A storage node that dies (or loses its lease while stopped) may leave
+records on its disk that the archive does not hold yet: its un-archived tail. The next
+owner records the offsets that tail may use, `[base_offset, end_offset)` up to the
+dead tenure's reservation (tidemq/cluster/tenures.py), as a *pending tail*, and starts
+its own log after it, so that no offset is ever given twice. A pending tail is filled
+by recovered segments once its records are found (on a follower, in the object store,
+or on the old node when it returns); what it held beyond them becomes a gap. So the
+segments of a manifest may leave gaps between them (offsets no record was ever given);
+an offset in a pending tail has a record that cannot be read yet.
+
 Fencing: every manifest carries the `writer_epoch` of the writer that last replaced it. A
 writer replaces it only with a conditional put over the version it read, and never when
 the stored epoch is above its own (`Fenced`), so a writer that lost its partition to a
@@ -54,17 +64,64 @@ class SegmentEntry:
         return layout.segment_stem(stream_id, partition, self.base_offset, self.end_offset)
 
 
+@dataclass(frozen=True, slots=True, order=True)
+class PendingTail:
+    """Offsets a failed tenure may have written and the archive does not hold yet."""
+
+    base_offset: int
+    end_offset: int  # exclusive: the failed tenure's reserved end
+    lease_epoch: int  # of the tenure that may have written them
+
+    def __contains__(self, offset: object) -> bool:
+        return isinstance(offset, int) and self.base_offset <= offset < self.end_offset
+
+
 @dataclass(frozen=True, slots=True)
 class Manifest:
     stream_id: str
     partition: int
     writer_epoch: int
     segments: tuple[SegmentEntry, ...] = ()
+    pending: tuple[PendingTail, ...] = ()  # sorted; none overlaps a segment
 
     @property
     def end_offset(self) -> int:
-        """One past the last archived offset (0 if nothing is archived)."""
-        return self.segments[-1].end_offset if self.segments else 0
+        """One past the last offset the archive holds or awaits (0 if nothing)."""
+        ends = [self.segments[-1].end_offset] if self.segments else [0]
+        ends += [tail.end_offset for tail in self.pending]
+        return max(ends)
+
+    @property
+    def readable_end_offset(self) -> int:
+        """Where what a reader can get in order ends: the first pending tail, if any, else
+        the end (a streaming reader does not pass a tail that may still be filled)."""
+        return self.pending[0].base_offset if self.pending else self.end_offset
+
+    def pending_tail(self, offset: int) -> PendingTail | None:
+        """The pending tail `offset` lies in, if any."""
+        return next((tail for tail in self.pending if offset in tail), None)
+
+    def with_pending(self, tail: PendingTail) -> Manifest:
+        """`tail` added (a no-op if it is there already); it must start at the end."""
+        if tail in self.pending:
+            return self
+        if tail.base_offset < self.end_offset:
+            raise ValueError(
+                f"a pending tail at {tail.base_offset} below the end {self.end_offset}"
+            )
+        return replace(self, pending=(*self.pending, tail))
+
+    def filled(self, tail: PendingTail, entries: tuple[SegmentEntry, ...]) -> Manifest:
+        """`tail` replaced by the recovered segments `entries` (inside it, in order): the
+        rest of its offsets become a gap. A no-op if it is not pending any more."""
+        if tail not in self.pending:
+            return self
+        for entry in entries:
+            if not (tail.base_offset <= entry.base_offset < entry.end_offset <= tail.end_offset):
+                raise ValueError(f"segment {entry.base_offset}-{entry.end_offset} is not in {tail}")
+        segments = tuple(sorted((*self.segments, *entries), key=lambda s: s.base_offset))
+        pending = tuple(t for t in self.pending if t != tail)
+        return replace(self, segments=segments, pending=pending)
 
     @property
     def start_offset(self) -> int:
@@ -94,20 +151,14 @@ class Manifest:
                 "stream_id": self.stream_id,
                 "partition": self.partition,
                 "writer_epoch": self.writer_epoch,
-                "segments": [
+                "segments": [entry_json(s) for s in self.segments],
+                "pending_tails": [
                     {
-                        "base_offset": s.base_offset,
-                        "end_offset": s.end_offset,
-                        "records": s.records,
-                        "first_timestamp_ms": s.first_timestamp_ms,
-                        "max_timestamp_ms": s.max_timestamp_ms,
-                        "bytes": s.bytes,
-                        "index_bytes": s.index_bytes,
-                        "time_index_bytes": s.time_index_bytes,
-                        "crc32c": s.crc32c,
-                        "writer_epoch": s.writer_epoch,
+                        "base_offset": t.base_offset,
+                        "end_offset": t.end_offset,
+                        "lease_epoch": t.lease_epoch,
                     }
-                    for s in self.segments
+                    for t in self.pending
                 ],
             },
             option=orjson.OPT_INDENT_2,
@@ -122,27 +173,52 @@ class Manifest:
                     f"manifest format {raw.get('format')!r}: this TideMQ reads format "
                     f"{layout.FORMAT_VERSION}"
                 )
-            segments = tuple(
-                SegmentEntry(
-                    base_offset=int(s["base_offset"]),
-                    end_offset=int(s["end_offset"]),
-                    first_timestamp_ms=s["first_timestamp_ms"],
-                    max_timestamp_ms=s["max_timestamp_ms"],
-                    bytes=int(s["bytes"]),
-                    index_bytes=int(s["index_bytes"]),
-                    time_index_bytes=int(s["time_index_bytes"]),
-                    crc32c=str(s["crc32c"]),
-                    writer_epoch=int(s["writer_epoch"]),
-                )
-                for s in raw["segments"]
+            segments = tuple(entry_from_json(s) for s in raw["segments"])
+            pending = tuple(
+                PendingTail(int(t["base_offset"]), int(t["end_offset"]), int(t["lease_epoch"]))
+                for t in raw.get("pending_tails", ())
             )
             return cls(
-                str(raw["stream_id"]), int(raw["partition"]), int(raw["writer_epoch"]), segments
+                str(raw["stream_id"]),
+                int(raw["partition"]),
+                int(raw["writer_epoch"]),
+                segments,
+                pending,
             )
         except ManifestError:
             raise
         except (orjson.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError) as exc:
             raise ManifestError(f"malformed manifest: {exc}") from exc
+
+
+def entry_json(entry: SegmentEntry) -> dict[str, Any]:
+    return {
+        "base_offset": entry.base_offset,
+        "end_offset": entry.end_offset,
+        "records": entry.records,
+        "first_timestamp_ms": entry.first_timestamp_ms,
+        "max_timestamp_ms": entry.max_timestamp_ms,
+        "bytes": entry.bytes,
+        "index_bytes": entry.index_bytes,
+        "time_index_bytes": entry.time_index_bytes,
+        "crc32c": entry.crc32c,
+        "writer_epoch": entry.writer_epoch,
+    }
+
+
+def entry_from_json(raw: Any) -> SegmentEntry:
+    """KeyError, TypeError or ValueError for a malformed entry."""
+    return SegmentEntry(
+        base_offset=int(raw["base_offset"]),
+        end_offset=int(raw["end_offset"]),
+        first_timestamp_ms=raw["first_timestamp_ms"],
+        max_timestamp_ms=raw["max_timestamp_ms"],
+        bytes=int(raw["bytes"]),
+        index_bytes=int(raw["index_bytes"]),
+        time_index_bytes=int(raw["time_index_bytes"]),
+        crc32c=str(raw["crc32c"]),
+        writer_epoch=int(raw["writer_epoch"]),
+    )
 
 
 class Manifests:

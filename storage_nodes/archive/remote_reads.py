@@ -59,6 +59,14 @@ class ArchiveReader:
             self._manifest_cache[key] = manifest
         return manifest
 
+    def refresh(self, stream_id: str, partition: int) -> Manifest:
+        """The partition's manifest as the archive holds it now."""
+        manifest, _ = self._manifests.read(stream_id, partition)
+        manifest = manifest or Manifest(stream_id, partition, 0)
+        with self._lock:
+            self._manifest_cache[(stream_id, partition)] = manifest
+        return manifest
+
     def forget(self, stream_id: str) -> None:
         with self._lock:
             for key in [k for k in self._manifest_cache if k[0] == stream_id]:
@@ -72,6 +80,8 @@ class ArchiveReader:
         if not wanted:
             return {}
         manifest = self.manifest(stream_id, partition, covering=wanted[-1])
+        if any(manifest.pending_tail(offset) for offset in wanted):
+            manifest = self.refresh(stream_id, partition)  # a pending tail may be filled since
         by_segment: dict[SegmentEntry, list[int]] = {}
         for offset in wanted:
             entry = manifest.segment_for(offset)

@@ -34,7 +34,7 @@ import contextlib
 import logging
 import random
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import google_crc32c
@@ -122,6 +122,10 @@ class Tiering:
     @property
     def url(self) -> str:
         return self._store.url
+
+    @property
+    def manifests(self) -> Manifests:
+        return self._manifests
 
     @property
     def over_budget(self) -> bool:
@@ -246,6 +250,10 @@ class Tiering:
         await partition_log.roll()
         await self._upload(stream_id, partition, partition_log)
 
+    def writer_epoch(self, stream_id: str, partition: int) -> int:
+        """The epoch this node's archive writes of the partition carry."""
+        return self._writer_epoch(stream_id, partition)
+
     def _writer_epoch(self, stream_id: str, partition: int) -> int:
         return self._writer_epochs.get((stream_id, partition), self.config.writer_epoch)
 
@@ -285,37 +293,20 @@ class Tiering:
         self._described.add(stream_id)
 
     def _upload_segment(self, stream_id: str, partition: int, segment: SegmentInfo) -> Manifest:
-        stem = layout.segment_stem(stream_id, partition, segment.base_offset, segment.end_offset)
-        crc = _crc32c(segment.log_path)
-        self._store.put_file(layout.segment_log(stem), segment.log_path)
-        self._store.put_file(layout.segment_index(stem), segment.offset_index_path)
-        self._store.put_file(layout.segment_time_index(stem), segment.time_index_path)
-        uploaded = self._store.head(layout.segment_log(stem))
-        if uploaded is None or uploaded.size != segment.size_bytes:
-            raise ObjectStoreError(f"{stem}.seg: the store holds other bytes than were sent")
-        entry = SegmentEntry(
-            base_offset=segment.base_offset,
-            end_offset=segment.end_offset,
-            first_timestamp_ms=segment.first_timestamp_ms,
-            max_timestamp_ms=segment.max_timestamp_ms,
-            bytes=segment.size_bytes,
-            index_bytes=segment.offset_index_path.stat().st_size,
-            time_index_bytes=segment.time_index_path.stat().st_size,
-            crc32c=f"{crc:08x}",
-            writer_epoch=self._writer_epoch(stream_id, partition),
+        entry = self.put_segment(
+            stream_id, partition, segment, self._writer_epoch(stream_id, partition)
         )
+        stem = entry.stem(stream_id, partition)
 
         def listed(manifest: Manifest) -> Manifest:
             if entry.end_offset <= manifest.end_offset:
                 return manifest  # listed already (a retry after the put succeeded)
-            if manifest.segments and entry.base_offset != manifest.end_offset:
+            if (manifest.segments or manifest.pending) and entry.base_offset != manifest.end_offset:
                 raise ObjectStoreError(
                     f"{stem}: the archive ends at {manifest.end_offset}, not at "
                     f"{entry.base_offset}: the segments between are missing"
                 )
-            return Manifest(
-                stream_id, partition, manifest.writer_epoch, (*manifest.segments, entry)
-            )
+            return replace(manifest, segments=(*manifest.segments, entry))
 
         manifest = self._manifests.update(
             stream_id, partition, self._writer_epoch(stream_id, partition), listed
@@ -324,6 +315,31 @@ class Tiering:
         metrics.TIERED_BYTES.inc(segment.size_bytes)
         metrics.TIERED_SEGMENTS.inc()
         return manifest
+
+    def put_segment(
+        self, stream_id: str, partition: int, segment: SegmentInfo, writer_epoch: int
+    ) -> SegmentEntry:
+        """Uploads a sealed segment's objects (blocking); the manifest is left to the
+        caller. Idempotent: the same segment writes the same keys."""
+        stem = layout.segment_stem(stream_id, partition, segment.base_offset, segment.end_offset)
+        crc = _crc32c(segment.log_path)
+        self._store.put_file(layout.segment_log(stem), segment.log_path)
+        self._store.put_file(layout.segment_index(stem), segment.offset_index_path)
+        self._store.put_file(layout.segment_time_index(stem), segment.time_index_path)
+        uploaded = self._store.head(layout.segment_log(stem))
+        if uploaded is None or uploaded.size != segment.size_bytes:
+            raise ObjectStoreError(f"{stem}.seg: the store holds other bytes than were sent")
+        return SegmentEntry(
+            base_offset=segment.base_offset,
+            end_offset=segment.end_offset,
+            first_timestamp_ms=segment.first_timestamp_ms,
+            max_timestamp_ms=segment.max_timestamp_ms,
+            bytes=segment.size_bytes,
+            index_bytes=segment.offset_index_path.stat().st_size,
+            time_index_bytes=segment.time_index_path.stat().st_size,
+            crc32c=f"{crc:08x}",
+            writer_epoch=writer_epoch,
+        )
 
     # -- local copies -------------------------------------------------------------------
 

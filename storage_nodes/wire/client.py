@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from storage_nodes.archive.tiering import TieringStatus
-from storage_nodes.node import NodeUnreachable, Record, RecordIn, StreamDescriptor
+from storage_nodes.node import Absence, NodeUnreachable, Record, RecordIn, StreamDescriptor
 from storage_nodes.wire import frames
 from storage_nodes.wire.frames import FrameError, Op, Status
 
@@ -148,6 +148,13 @@ class NodeClient:
         request = frames.ReadOffsets(frames.Partition(stream_id, partition, epoch), list(offsets))
         found: list[frames.WireRecord] = await self._call(Op.READ_OFFSETS, request)
         return {r.offset: frames.record_out(r) for r in found}
+
+    async def absent(
+        self, stream_id: str, partition: int, offsets: Sequence[int], *, epoch: int = 0
+    ) -> Absence:
+        request = frames.ReadOffsets(frames.Partition(stream_id, partition, epoch), list(offsets))
+        found: frames.AbsentOffsets = await self._call(Op.ABSENT, request)
+        return Absence(frozenset(found.unavailable), frozenset(found.never_written))
 
     async def end_offset(self, stream_id: str, partition: int, *, epoch: int = 0) -> int:
         end: int = await self._call(Op.END_OFFSET, frames.Partition(stream_id, partition, epoch))

@@ -69,6 +69,7 @@ class Op(enum.IntEnum):
     DROP_STREAM = 6
     TIERING_STATUS = 7
     PROBLEM = 8
+    ABSENT = 9
 
 
 class Status(enum.IntEnum):
@@ -163,6 +164,11 @@ class ReadOffsets(msgspec.Struct, array_like=True, frozen=True):
     offsets: list[int]
 
 
+class AbsentOffsets(msgspec.Struct, array_like=True, frozen=True):
+    unavailable: list[int]
+    never_written: list[int]
+
+
 class OffsetForTime(msgspec.Struct, array_like=True, frozen=True):
     target: Partition
     timestamp_ms: int
@@ -194,6 +200,7 @@ REQUEST_TYPES: Mapping[Op, type[Any]] = {
     Op.DROP_STREAM: StreamRef,
     Op.TIERING_STATUS: Partition,
     Op.PROBLEM: Empty,
+    Op.ABSENT: ReadOffsets,
 }
 RESPONSE_TYPES: Mapping[Op, Any] = {
     Op.CREATE_STREAM: None,
@@ -204,6 +211,7 @@ RESPONSE_TYPES: Mapping[Op, Any] = {
     Op.DROP_STREAM: None,
     Op.TIERING_STATUS: TieringStatus | None,
     Op.PROBLEM: str | None,
+    Op.ABSENT: AbsentOffsets,
 }
 
 _ENCODER = msgspec.msgpack.Encoder()

@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from storage_nodes.archive.tiering import TieringStatus
-from storage_nodes.node import Node, NodeError
+from storage_nodes.node import Node, NodeError, RecordIn
 from storage_nodes.wire import frames
 from storage_nodes.wire.frames import FrameError, Op, Status
 from storage_nodes.wire.producer_sequences import ProducerSequences
@@ -45,11 +45,19 @@ class Ownership(Protocol):
         NotOwner otherwise. `write`: the request is an append."""
         ...
 
+    async def covered(self, stream_id: str, partition: int, end_offset: int) -> None:
+        """Returns once an append that ends before `end_offset` may be acknowledged
+        (its offsets are reserved for this tenure); NotOwner if it may not be."""
+        ...
+
 
 class Unfenced:
     """Serves every partition: a node that is the only one (tests, a single node)."""
 
     async def admit(self, stream_id: str, partition: int, epoch: int, *, write: bool) -> None:
+        return None
+
+    async def covered(self, stream_id: str, partition: int, end_offset: int) -> None:
         return None
 
 
@@ -174,6 +182,7 @@ class NodeServer:
             Op.CREATE_STREAM: self._create_stream,
             Op.DROP_STREAM: self._drop_stream,
             Op.PROBLEM: self._problem,
+            Op.ABSENT: self._absent,
         }
         return await handlers[op](request)
 
@@ -186,13 +195,23 @@ class NodeServer:
             target.partition,
             request.producer_id,
             request.sequence,
-            lambda: self._node.append(target.stream_id, target.partition, records),
+            lambda: self._append_covered(target.stream_id, target.partition, records),
         )
+
+    async def _append_covered(self, stream_id: str, partition: int, records: list[RecordIn]) -> int:
+        offset = await self._node.append(stream_id, partition, records)
+        await self._ownership.covered(stream_id, partition, offset + len(records))
+        return offset
 
     async def _read_offsets(self, request: frames.ReadOffsets) -> list[frames.WireRecord]:
         target = await self._admit_read(request.target)
         found = await self._node.read_offsets(target.stream_id, target.partition, request.offsets)
         return frames.wire_records(list(found.values()))
+
+    async def _absent(self, request: frames.ReadOffsets) -> frames.AbsentOffsets:
+        target = await self._admit_read(request.target)
+        absence = await self._node.absent(target.stream_id, target.partition, request.offsets)
+        return frames.AbsentOffsets(sorted(absence.unavailable), sorted(absence.never_written))
 
     async def _end_offset(self, request: frames.Partition) -> int:
         target = await self._admit_read(request)

@@ -34,6 +34,14 @@ shutting down hands over all of its own, and only those move:
 If the archive cannot take the tail at t2, the holder keeps the partition (its log
 reopens on the next request) and tries again at a later tick: nothing moves that
 would leave acknowledged records behind.
+
+Offsets. A tenure acknowledges an append only once its offsets lie below the tenure's
+reserved end in the control plane (control_plane/offset_reservations.py), raised ahead
+of the appends in blocks: a Redis write per block. A block lasting under a second is
+doubled, one lasting over ten halved (between MIN and MAX_BLOCK_OFFSETS), so a busy
+partition costs about one write a second and an idle one leaves small gaps. A new
+tenure starts after the last one's reservation (storage_nodes/takeover.py), so no offset
+a failed node may have acknowledged is given again.
 """
 
 from __future__ import annotations
@@ -47,20 +55,33 @@ from dataclasses import dataclass
 from control_plane.assignment import assign
 from control_plane.errors import ControlPlaneError
 from control_plane.leases import Lease, Leases
+from control_plane.offset_reservations import OffsetReservations
+from storage_nodes.archive.manifest import PendingTail
+from storage_nodes.archive.object_store import ObjectStoreError
 from storage_nodes.local_node import LocalNode
 from storage_nodes.node import NodeError, NotOwner, StorageUnavailable
+from storage_nodes.takeover import Takeovers
 from storage_nodes.wire.producer_sequences import ProducerSequences
 
 log = logging.getLogger(__name__)
 
 # The most a lease's validity is shortened by on this side, for clock skew.
 _MAX_MARGIN_MS = 1_000
+MIN_BLOCK_OFFSETS = 128
+MAX_BLOCK_OFFSETS = 1 << 20
+_BLOCK_SHORT_S = 1.0
+_BLOCK_LONG_S = 10.0
 
 
 @dataclass(slots=True)
 class _Held:
     lease: Lease
     valid_until_s: float  # on the monotonic clock
+    reserved_end: int = 0  # appends past it wait for the reservation to be raised
+    block_offsets: int = MIN_BLOCK_OFFSETS
+    extended_s: float = 0.0  # when the last block was reserved, on the monotonic clock
+    extending: asyncio.Task[None] | None = None
+    pending: tuple[PendingTail, ...] = ()  # tails of failed tenures still awaited
 
 
 class LeaseKeeper:
@@ -75,10 +96,14 @@ class LeaseKeeper:
         *,
         next_writer_epoch: Callable[[], Awaitable[int]],
         sequences: ProducerSequences,
+        reservations: OffsetReservations,
+        takeovers: Takeovers,
         monotonic_s: Callable[[], float] = time.monotonic,
     ) -> None:
         self._leases = leases
         self._storage = storage
+        self._reservations = reservations
+        self._takeovers = takeovers
         self.node_id = node_id
         self._ttl_ms = ttl_ms
         self._margin_s = min(ttl_ms // 5, _MAX_MARGIN_MS) / 1000
@@ -157,15 +182,107 @@ class LeaseKeeper:
                     found = await self._leases.holder(stream_id, partition)
                     holder = f"node {found.node_id}" if found else "another node"
                     raise NotOwner(f"{stream_id}/{partition} is leased to {holder}")
-                await self._storage.adopt(stream_id, partition, await self._next_writer_epoch())
+                held = await self._begin(lease, asked_s)
             except ControlPlaneError as exc:
                 raise StorageUnavailable(
                     f"cannot take the lease of {stream_id}/{partition}: {exc}"
                 ) from exc
-            held = _Held(lease, asked_s + self._valid_s())
             self._held[key] = held
-            log.info("took the lease of %s/%d at epoch %d", stream_id, partition, lease.epoch)
+            log.info(
+                "took the lease of %s/%d at epoch %d, from offset %d",
+                stream_id, partition, lease.epoch, held.reserved_end,
+            )  # fmt: skip
         return held
+
+    async def _begin(self, lease: Lease, asked_s: float) -> _Held:
+        """The new tenure's log, after the last tenure's reservation (ControlPlaneError)."""
+        stream_id, partition = lease.stream_id, lease.partition
+        reserved = await self._reservations.current(stream_id, partition)
+        if reserved.lease_epoch >= lease.epoch:
+            # This node id's own tenure, from before a restart (a fixed TIDEMQ_NODE_ID):
+            # its log may hold offsets past the reservation. Start a new tenure instead.
+            await self._leases.release(lease)
+            raise NotOwner(f"{stream_id}/{partition}: a tenure of this node id is still current")
+        taken = await self._takeovers.take_over(
+            stream_id,
+            partition,
+            writer_epoch=await self._next_writer_epoch(),
+            lease_epoch=lease.epoch,
+            reserved_epoch=reserved.lease_epoch,
+            reserved_end=reserved.end_offset,
+        )
+        begun = await self._reservations.begin(
+            stream_id,
+            partition,
+            self.node_id,
+            lease.epoch,
+            expected=reserved,
+            start_offset=taken.start_offset,
+        )
+        if not begun:
+            # The lease ran out meanwhile, or a newer tenure reserved: not ours.
+            await self._storage.hand_over(stream_id, partition, archive=False)
+            raise NotOwner(f"{stream_id}/{partition} changed hands while it was taken over")
+        return _Held(
+            lease,
+            asked_s + self._valid_s(),
+            reserved_end=taken.start_offset,
+            extended_s=self._monotonic_s(),
+            pending=taken.pending,
+        )
+
+    async def covered(self, stream_id: str, partition: int, end_offset: int) -> None:
+        """Returns once offsets below `end_offset` are reserved by this tenure, raising
+        the reservation a block ahead when the appends come near it; NotOwner if it
+        cannot be raised (the lease is lost: the append must not be acknowledged)."""
+        key = (stream_id, partition)
+        held = self._held.get(key)
+        if held is None:
+            raise NotOwner(f"node {self.node_id} no longer holds {stream_id}/{partition}")
+        if end_offset + held.block_offsets // 2 > held.reserved_end and held.extending is None:
+            held.extending = asyncio.get_running_loop().create_task(self._extend(held, end_offset))
+        while end_offset > held.reserved_end:
+            extending = held.extending
+            if extending is None:
+                extending = held.extending = asyncio.get_running_loop().create_task(
+                    self._extend(held, end_offset)
+                )
+            await asyncio.shield(extending)
+            if self._held.get(key) is not held:
+                raise NotOwner(f"node {self.node_id} lost {stream_id}/{partition}")
+
+    async def _extend(self, held: _Held, end_offset: int) -> None:
+        lease = held.lease
+        now_s = self._monotonic_s()
+        lasted_s = now_s - held.extended_s
+        if lasted_s < _BLOCK_SHORT_S:
+            held.block_offsets = min(held.block_offsets * 2, MAX_BLOCK_OFFSETS)
+        elif lasted_s > _BLOCK_LONG_S:
+            held.block_offsets = max(held.block_offsets // 2, MIN_BLOCK_OFFSETS)
+        target = max(end_offset, held.reserved_end) + held.block_offsets
+        try:
+            extended = await self._reservations.extend(
+                lease.stream_id, lease.partition, self.node_id, lease.epoch, target
+            )
+        except ControlPlaneError as exc:
+            log.warning(
+                "cannot reserve offsets of %s/%d: %s", lease.stream_id, lease.partition, exc
+            )
+            extended = False
+        finally:
+            held.extending = None
+        key = (lease.stream_id, lease.partition)
+        if not extended:
+            if self._held.get(key) is held:
+                log.warning(
+                    "%s/%d: the reservation cannot be raised (lease lost?); giving it up",
+                    lease.stream_id, lease.partition,
+                )  # fmt: skip
+                self._forget(key)
+                await self._close_log(key)
+            return
+        held.reserved_end = max(held.reserved_end, target)
+        held.extended_s = now_s
 
     def _valid_s(self) -> float:
         return self._ttl_ms / 1000 - self._margin_s
@@ -188,7 +305,27 @@ class LeaseKeeper:
                 self._forget(key)
                 await self._close_log(key)
             else:
-                self._held[key] = _Held(renewed, asked_s + self._valid_s())
+                held.lease, held.valid_until_s = renewed, asked_s + self._valid_s()
+
+    async def recover_tails(self) -> None:
+        """Offers the tails of logs left on this disk that this node no longer owns, and
+        lists the tails offered for partitions it owns; called a third of the TTL apart."""
+        for key in self._takeovers.leftovers():
+            async with self._taking.setdefault(key, asyncio.Lock()):
+                if key in self._held:
+                    continue
+                try:
+                    reserved = await self._reservations.current(*key)
+                    await self._takeovers.offer_leftover(*key, reserved.lease_epoch)
+                except (ControlPlaneError, ObjectStoreError) as exc:
+                    log.warning("offering the tail of %s/%d: %s", key[0], key[1], exc)
+        for key, held in list(self._held.items()):
+            if not held.pending:
+                continue
+            try:
+                held.pending = await self._takeovers.merge_offers(*key)
+            except ObjectStoreError as exc:
+                log.warning("listing the tails offered for %s/%d: %s", key[0], key[1], exc)
 
     def start_rebalance(self, settled: Callable[[], Awaitable[None]]) -> None:
         """Hands over, in the background, the partitions held that the assignment over
@@ -237,6 +374,7 @@ class LeaseKeeper:
             if held is None:
                 return  # lost meanwhile: closed by whoever noticed
             try:
+                end_offset = await self._storage.end_offset(*key)
                 await self._storage.hand_over(*key, archive=True)
             except NodeError as exc:
                 log.warning(
@@ -244,6 +382,13 @@ class LeaseKeeper:
                 )
                 return
             self._forget(key)
+        try:
+            # Everything is archived: the next tenure starts right after, no gap.
+            await self._reservations.trim(
+                key[0], key[1], self.node_id, held.lease.epoch, end_offset
+            )
+        except ControlPlaneError as exc:
+            log.warning("cannot trim the reservation of %s/%d: %s", key[0], key[1], exc)
         try:
             await self._leases.release(held.lease)
         except ControlPlaneError as exc:
@@ -265,9 +410,16 @@ class LeaseKeeper:
         for key, held in list(self._held.items()):
             self._forget(key)
             try:
+                end_offset = await self._storage.end_offset(*key)
                 await self._storage.hand_over(*key, archive=True)
+                # Everything is archived: the next tenure starts right after, no gap.
+                await self._reservations.trim(
+                    key[0], key[1], self.node_id, held.lease.epoch, end_offset
+                )
             except NodeError as exc:
                 log.error("hand-over of %s/%d: %s; its tail stays on this disk", *key, exc)
+            except ControlPlaneError as exc:
+                log.warning("cannot trim the reservation of %s/%d: %s", key[0], key[1], exc)
             try:
                 await self._leases.release(held.lease)
             except ControlPlaneError as exc:

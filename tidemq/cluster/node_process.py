@@ -9,7 +9,9 @@ Start-up, in this order:
   4. register in membership, and print the banner.
 Then, every third of the lease TTL: heartbeat, list the live nodes (whom partitions are
 assigned among), renew the leases held, hand over (in the background) those the
-assignment now gives a node that joined, publish this process's report.
+assignment now gives a node that joined, offer the tails of logs left on this disk that
+it no longer owns (a node back from a crash) and list those offered for the partitions
+it owns (storage_nodes/takeover.py), publish this process's report.
 
 SIGTERM or SIGINT, in this order: deregister (gateways and nodes stop assigning it
 partitions); refuse new requests and let those in progress finish, acknowledged; seal
@@ -33,8 +35,10 @@ import uvloop
 from control_plane.errors import ControlPlaneError
 from control_plane.leases import Leases
 from control_plane.membership import Membership
+from control_plane.offset_reservations import OffsetReservations
 from control_plane.plane import ControlPlane
 from control_plane.process_reports import ProcessReports
+from storage_nodes.takeover import Takeovers
 from storage_nodes.wire.producer_sequences import ProducerSequences
 from storage_nodes.wire.server import NodeServer
 from tidemq.cluster.lease_keeper import LeaseKeeper
@@ -81,6 +85,8 @@ async def _serve(settings: Settings, redis_url: str) -> None:
         ttl_ms,
         next_writer_epoch=control.next_writer_epoch,
         sequences=sequences,
+        reservations=OffsetReservations(control.redis, control.clock),
+        takeovers=Takeovers(storage, data_dir / "node"),
     )
     server = NodeServer(storage, keeper, sequences=sequences)
     membership = Membership(control.redis, control.clock)
@@ -136,6 +142,7 @@ async def _tick(
         log.warning("membership: %s", exc)
     await keeper.renew_all()
     keeper.start_rebalance(server.settle)
+    await keeper.recover_tails()
     try:
         await _report(reports, keeper, address)
     except ControlPlaneError as exc:

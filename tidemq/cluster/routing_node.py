@@ -33,6 +33,7 @@ from control_plane.membership import Membership, NodeInfo
 from control_plane.plane import ControlPlane
 from storage_nodes.archive.tiering import TieringStatus
 from storage_nodes.node import (
+    Absence,
     NodeError,
     NodeUnreachable,
     NotOwner,
@@ -109,6 +110,13 @@ class RoutingNode:
             stream_id,
             partition,
             lambda client, epoch: client.read_offsets(stream_id, partition, offsets, epoch=epoch),
+        )
+
+    async def absent(self, stream_id: str, partition: int, offsets: Sequence[int]) -> Absence:
+        return await self._call(
+            stream_id,
+            partition,
+            lambda client, epoch: client.absent(stream_id, partition, offsets, epoch=epoch),
         )
 
     async def end_offset(self, stream_id: str, partition: int) -> int:

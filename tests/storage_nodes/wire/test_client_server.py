@@ -12,6 +12,7 @@ import pytest
 
 from storage_nodes.local_node import LocalNode
 from storage_nodes.node import (
+    Absence,
     MessageAttribute,
     NodeUnreachable,
     NotOwner,
@@ -44,6 +45,9 @@ class Gate:
             raise NotOwner(f"partition {partition} is not this node's")
         if partition == self.held:
             await self.opened.wait()
+
+    async def covered(self, stream_id: str, partition: int, end_offset: int) -> None:
+        return None
 
 
 @pytest.fixture
@@ -78,6 +82,7 @@ async def test_every_operation_round_trips(serve: Serve) -> None:
     assert found[0].attributes == {"a": attribute}
     assert (found[0].body, found[0].group_id, found[0].delay_ms) == (b"one", "g", 5)
     assert await client.offset_for_time("s1", 0, 1_700_000_000_005) == 2
+    assert await client.absent("s1", 0, [7]) == Absence()  # no archive: nothing awaited
     assert await client.tiering_status("s1", 0) is None  # this node has no archive
     assert await client.fetch_problem() is None
     assert client.problem() is None

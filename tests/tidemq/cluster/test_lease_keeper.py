@@ -16,6 +16,7 @@ from control_plane.plane import ControlPlane
 from storage_nodes.local_node import LocalNode
 from storage_nodes.node import NotOwner, RecordIn
 from storage_nodes.wire.producer_sequences import ProducerSequences
+from tests.tidemq.cluster.conftest import archived_node, lease_keeper
 from tidemq.cluster.lease_keeper import LeaseKeeper
 
 TTL_MS = 3_000
@@ -39,21 +40,15 @@ async def plane(redis_url: str) -> AsyncIterator[ControlPlane]:
 
 
 @pytest.fixture
-async def storage(tmp_path: Path) -> AsyncIterator[LocalNode]:
-    node = LocalNode(tmp_path)
+async def storage(plane: ControlPlane, tmp_path: Path) -> AsyncIterator[LocalNode]:
+    node = await archived_node(plane, tmp_path / "node", tmp_path / "archive")
     yield node
     await node.close()
 
 
 def _keeper(plane: ControlPlane, storage: LocalNode, monotonic: Monotonic) -> LeaseKeeper:
-    keeper = LeaseKeeper(
-        Leases(plane.redis, plane.clock),
-        storage,
-        NODE,
-        TTL_MS,
-        next_writer_epoch=plane.next_writer_epoch,
-        sequences=ProducerSequences(),
-        monotonic_s=monotonic,
+    keeper = lease_keeper(
+        plane, storage, NODE, TTL_MS, storage.streams_dir.parent, monotonic_s=monotonic
     )
     keeper.set_live_nodes([NODE, OTHER])
     return keeper

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from control_plane.assignment import assign
-from control_plane.leases import Leases
 from control_plane.membership import Membership
 from control_plane.plane import ControlPlane
 from storage_nodes.local_node import LocalNode
 from storage_nodes.node import RecordIn, StreamDescriptor
 from storage_nodes.wire.producer_sequences import ProducerSequences
 from storage_nodes.wire.server import NodeServer
+from tests.tidemq.cluster.conftest import archived_node, lease_keeper
 from tidemq.cluster.lease_keeper import LeaseKeeper
 from tidemq.cluster.routing_node import RoutingNode
 
@@ -39,6 +39,9 @@ class RunningNode:
             await asyncio.sleep(delay)  # its answer comes too late: the gateway repeats it
         await self.keeper.admit(stream_id, partition, epoch, write=write)
 
+    async def covered(self, stream_id: str, partition: int, end_offset: int) -> None:
+        await self.keeper.covered(stream_id, partition, end_offset)
+
 
 @pytest.fixture
 async def plane(redis_url: str) -> AsyncIterator[ControlPlane]:
@@ -55,15 +58,10 @@ async def nodes(plane: ControlPlane, tmp_path: Path) -> AsyncIterator[list[Runni
     running = []
     ids = [f"n-{uuid.uuid4().hex[:6]}" for _ in range(2)]
     for node_id in ids:
-        storage = LocalNode(tmp_path / node_id)
+        storage = await archived_node(plane, tmp_path / node_id, tmp_path / "archive")
         sequences = ProducerSequences()
-        keeper = LeaseKeeper(
-            Leases(plane.redis, plane.clock),
-            storage,
-            node_id,
-            TTL_MS,
-            next_writer_epoch=plane.next_writer_epoch,
-            sequences=sequences,
+        keeper = lease_keeper(
+            plane, storage, node_id, TTL_MS, tmp_path / node_id, sequences=sequences
         )
         keeper.set_live_nodes(ids)
         node = RunningNode(node_id, keeper, storage)
@@ -94,15 +92,17 @@ async def test_requests_go_to_the_assigned_node_then_follow_a_hand_over(
     other = next(n for n in nodes if n is not owner)
     assert [lease.node_id for lease in owner.keeper.held()] == [owner_id]
     assert other.keeper.held() == []
-    # The owner leaves: it refuses, gives the partition up, and the gateway finds the
-    # other node (no archive here, so the successor starts its own log).
+    # The owner leaves: it refuses, archives the partition and gives it up, and the
+    # gateway finds the other node, which goes on right after (no gap: the owner trimmed
+    # its reservation to its log's end) and serves the first two from the archive.
     await owner.keeper.hand_over_all(owner.server.drain)
     await Membership(plane.redis, plane.clock).deregister(owner_id)
     other.keeper.set_live_nodes([other.node_id])
-    assert await routing.append(stream, 0, [_record(b"c")]) == 0
+    assert await routing.append(stream, 0, [_record(b"c")]) == 2
     assert [lease.epoch for lease in other.keeper.held()] == [2]
-    assert sorted(await routing.read_offsets(stream, 0, [0])) == [0]
-    assert await routing.end_offset(stream, 0) == 1
+    found = await routing.read_offsets(stream, 0, [0, 1, 2])
+    assert [found[o].body for o in sorted(found)] == [b"a", b"b", b"c"]
+    assert await routing.end_offset(stream, 0) == 3
     await routing.drop_stream(stream)
     await routing.close()
 

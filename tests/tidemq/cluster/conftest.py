@@ -1,0 +1,44 @@
+"""Storage nodes of a cluster as the tests build them: each with its own directory, all
+with one archive (a local directory), as `tidemq node` has."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from control_plane.leases import Leases
+from control_plane.offset_reservations import OffsetReservations
+from control_plane.plane import ControlPlane
+from storage_nodes.local_node import LocalNode
+from storage_nodes.takeover import Takeovers
+from storage_nodes.wire.producer_sequences import ProducerSequences
+from tidemq.cluster.lease_keeper import LeaseKeeper
+from tidemq.stack import ArchiveOptions, open_storage_node
+
+
+async def archived_node(plane: ControlPlane, node_dir: Path, archive_dir: Path) -> LocalNode:
+    storage = await open_storage_node(
+        plane, node_dir, archive=ArchiveOptions(url=f"file://{archive_dir}")
+    )
+    await storage.start(open_on_disk=False)
+    return storage
+
+
+def lease_keeper(
+    plane: ControlPlane,
+    storage: LocalNode,
+    node_id: str,
+    ttl_ms: int,
+    node_dir: Path,
+    **options: object,
+) -> LeaseKeeper:
+    return LeaseKeeper(
+        Leases(plane.redis, plane.clock),
+        storage,
+        node_id,
+        ttl_ms,
+        next_writer_epoch=plane.next_writer_epoch,
+        sequences=options.pop("sequences", None) or ProducerSequences(),  # type: ignore[arg-type]
+        reservations=OffsetReservations(plane.redis, plane.clock),
+        takeovers=Takeovers(storage, node_dir),
+        **options,  # type: ignore[arg-type]
+    )
