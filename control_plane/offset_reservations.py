@@ -30,11 +30,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from redis.asyncio import Redis
-
 from control_plane import redis_keys, timed_scripts
 from control_plane.clock import Clock
 from control_plane.errors import redis_boundary
+from control_plane.redis_client import RedisClient
 from control_plane.redis_values import as_text
 
 # Shared: the lease field's "<epoch>:<expires ms>:<ttl ms>:<node id>" (leases.py).
@@ -123,7 +122,7 @@ NO_RESERVATION = Reservation(0, 0)
 
 
 class OffsetReservations:
-    def __init__(self, redis: Redis, clock: Clock) -> None:
+    def __init__(self, redis: RedisClient, clock: Clock) -> None:
         self._redis = redis
         self._clock = clock
         self._begin = timed_scripts.register(redis, "begin_reservation", BEGIN)

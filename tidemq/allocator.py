@@ -1,18 +1,22 @@
-"""`tidemq up` and `tidemq gateway` run with the C library's allocator for Python objects
-(PYTHONMALLOC=malloc).
+"""`TIDEMQ_ALLOCATOR=system`: `tidemq up` and `tidemq gateway` run with the C library's
+allocator for Python objects (PYTHONMALLOC=malloc), which gives a burst's memory back.
 
 CPython's own small-object allocator (pymalloc) takes memory from the system in 1 MiB
 arenas and gives an arena back only once every object in it is freed. A burst of 5 000
 long polls took some 100 arenas; once it was over, its objects were gone but a few
 long-lived ones (a Redis connection opened meanwhile, a cache entry) were scattered over
-most of those arenas, and 85 of them, 85 MiB, stayed with the process for good
-(docs/performance.md, "Under abuse"). glibc's malloc gives memory back page by page
-(`malloc_trim`, gateway/heap_trim.py): after the same burst the process went back to
-within 3 % of where it was before.
+most of those arenas, and 85 of them, 85 MiB, stayed with the process (reused by the next
+burst, not lost; docs/performance.md, "Under abuse"). glibc's malloc gives memory back
+page by page (`malloc_trim`, gateway/heap_trim.py): after the same burst the process
+went back to within 3 % of where it was before.
 
-The allocator is chosen when the interpreter starts, so `tidemq up` starts itself again
+It is not the default because every Python object then costs a call into glibc: in
+`tidemq bench`, alternating runs, the batched publishes and the WebSocket workloads went
+25-35 % slower with it (docs/performance.md, "Metrics: what they cost").
+
+The allocator is chosen when the interpreter starts, so the command starts itself again
 (same process id, same arguments) with the variable set. An environment that sets
-PYTHONMALLOC itself is left as it is: `PYTHONMALLOC=pymalloc` keeps CPython's default.
+PYTHONMALLOC itself is left as it is.
 """
 
 from __future__ import annotations

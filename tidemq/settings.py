@@ -18,6 +18,7 @@ from storage_nodes.log.log_config import Durability
 _ENV_PREFIX = "TIDEMQ_"
 
 LogFormat = Literal["text", "json"]
+Allocator = Literal["python", "system"]
 
 
 # `tidemq node`'s HTTP port unless TIDEMQ_PORT says otherwise: beside its node protocol
@@ -88,6 +89,9 @@ class Settings:
     metrics_max_queues: int = 1_000
     # When set, /metrics wants `Authorization: Bearer <this>`.
     metrics_token: str | None = field(default=None, repr=False)
+    # The allocator of Python objects in tidemq up and tidemq gateway: CPython's own
+    # (fast), or the C library's (gives a burst's memory back; tidemq/allocator.py).
+    allocator: Allocator = "python"
     # Log lines as text, or as JSON objects one per line (tidemq/logs.py).
     log_format: LogFormat = "text"
     # A log record per HTTP request and WebSocket (logger tidemq.access).
@@ -223,6 +227,7 @@ _SPECIAL: dict[str, Callable[[str, Any, str], Any]] = {
 _CHOICES: dict[str, tuple[str, ...]] = {
     "durability": get_args(Durability),
     "log_format": get_args(LogFormat),
+    "allocator": get_args(Allocator),
 }
 
 # Integer settings and their least values.

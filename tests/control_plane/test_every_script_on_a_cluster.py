@@ -24,6 +24,7 @@ from control_plane.bearer_tokens import BearerTokens
 from control_plane.clock import ManualClock, SystemClock
 from control_plane.deliveries import Deliveries, FifoEntry
 from control_plane.dispatch_cursors import DispatchCursors
+from control_plane.offset_reservations import OffsetReservations
 from control_plane.plane import ControlPlane
 from control_plane.redis_values import as_text
 from control_plane.secret_box import SecretBox
@@ -135,6 +136,14 @@ async def _nodes_and_leases(plane: ControlPlane) -> None:
     assert renewed is not None
     assert await plane.leases.check(renewed)
     assert await plane.leases.holder("stream-1", 0) is not None
+    reservations = OffsetReservations(plane.redis, plane.clock)
+    none_yet = await reservations.current("stream-1", 0)
+    assert await reservations.begin(
+        "stream-1", 0, "node-1", renewed.epoch, expected=none_yet, start_offset=0
+    )
+    assert await reservations.extend("stream-1", 0, "node-1", renewed.epoch, 128)
+    assert await reservations.trim("stream-1", 0, "node-1", renewed.epoch, 5)
+    assert (await reservations.current("stream-1", 0)).end_offset == 5
     assert await plane.leases.release(renewed)
     assert await plane.membership.deregister("node-1")
 

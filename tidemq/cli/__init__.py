@@ -73,7 +73,8 @@ def _up(args: argparse.Namespace) -> int:
         _check_fixed_port(settings)
         if args.nodes is None and args.gateways is None:
             # Once the settings are known to be good, so that a mistake is reported once.
-            use_system_allocator()  # may start this command again, with PYTHONMALLOC set
+            if settings.allocator == "system":
+                use_system_allocator()  # starts this command again, with PYTHONMALLOC set
             run(settings)
         else:
             local_cluster.run(settings, args.nodes or 1, args.gateways or 1)
@@ -94,7 +95,8 @@ def _serve(args: argparse.Namespace, command: str, serve: Callable[[Settings], N
         logs.configure(logging.INFO, settings.log_format)
         if command == "gateway":
             _check_fixed_port(settings)
-            use_system_allocator()  # as `tidemq up`: a burst's memory goes back after it
+            if settings.allocator == "system":
+                use_system_allocator()  # as `tidemq up`
         serve(settings)
     except (SettingsError, LaunchError) as exc:
         print(f"tidemq {command}: {exc}", file=sys.stderr)

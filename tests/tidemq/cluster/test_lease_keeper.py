@@ -15,7 +15,6 @@ from control_plane.leases import Leases
 from control_plane.plane import ControlPlane
 from storage_nodes.local_node import LocalNode
 from storage_nodes.node import NotOwner, RecordIn
-from storage_nodes.wire.producer_sequences import ProducerSequences
 from tests.tidemq.cluster.conftest import archived_node, lease_keeper
 from tidemq.cluster.lease_keeper import LeaseKeeper
 
