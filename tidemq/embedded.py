@@ -42,7 +42,7 @@ from tidemq.master_key import ensure_master_key
 from tidemq.redis_server import RedisServer, RedisServerConfig
 from tidemq.redis_supervisor import RedisSupervisor
 from tidemq.settings import Settings, SettingsError
-from tidemq.stack import archive_options, build_app
+from tidemq.stack import ClusterGateway, archive_options, build_app
 
 log = logging.getLogger(__name__)
 
@@ -93,22 +93,7 @@ def run(settings: Settings) -> None:
                 asyncio.run(register_admin_key(redis_url, master_key, credentials))
             except ControlPlaneError as exc:
                 raise LaunchError(f"cannot register the admin access key: {exc}") from exc
-            app = build_app(
-                redis_url,
-                data_dir,
-                master_key=master_key,
-                durability=settings.durability,
-                public_url=settings.public_url,
-                max_message_bytes=settings.max_message_bytes,
-                archive=archive_options(settings),
-                advertised_url=f"http://{settings.host}:{settings.port}",
-                metrics_max_queues=settings.metrics_max_queues,
-                metrics_token=settings.metrics_token,
-                access_log=settings.access_log,
-                admission=AdmissionLimits(
-                    settings.max_active_requests, settings.max_active_requests_per_caller
-                ),
-            )
+            app = gateway_app(settings, redis_url, data_dir, master_key)
             config = uvicorn_config(app, settings)
             banner = _banner(settings, data_dir, credentials, redis, redis_url)
             sys.setswitchinterval(_GIL_SWITCH_INTERVAL_S)  # process-wide: set here, once
@@ -128,6 +113,34 @@ def run(settings: Settings) -> None:
         if supervisor is not None and supervisor.failure is not None:
             raise LaunchError(supervisor.failure + "; start TideMQ again once that is fixed")
     log.info("TideMQ stopped")
+
+
+def gateway_app(
+    settings: Settings,
+    redis_url: str,
+    data_dir: Path,
+    master_key: bytes,
+    cluster: ClusterGateway | None = None,
+) -> Starlette:
+    """The gateway's application as the settings configure it: for `tidemq up`, and
+    (with `cluster`) for `tidemq gateway`."""
+    return build_app(
+        redis_url,
+        data_dir,
+        master_key=master_key,
+        durability=settings.durability,
+        public_url=settings.public_url,
+        max_message_bytes=settings.max_message_bytes,
+        archive=archive_options(settings),
+        advertised_url=f"http://{settings.host}:{settings.port}",
+        metrics_max_queues=settings.metrics_max_queues,
+        metrics_token=settings.metrics_token,
+        access_log=settings.access_log,
+        admission=AdmissionLimits(
+            settings.max_active_requests, settings.max_active_requests_per_caller
+        ),
+        cluster=cluster,
+    )
 
 
 def uvicorn_config(app: Starlette, settings: Settings) -> uvicorn.Config:

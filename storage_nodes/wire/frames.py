@@ -283,12 +283,6 @@ def wire_records(records: Sequence[RecordIn | Record]) -> list[WireRecord]:
 
 
 def record_in(wire: WireRecord) -> RecordIn:
-    # Empty mappings stay RecordIn's shared default instead of a new dict each.
-    extra: dict[str, Any] = {}
-    if wire.attributes:
-        extra["attributes"] = _attributes_in(wire.attributes)
-    if wire.system_attributes:
-        extra["system_attributes"] = _attributes_in(wire.system_attributes)
     return RecordIn(
         wire.message_id,
         wire.timestamp_ms,
@@ -297,16 +291,11 @@ def record_in(wire: WireRecord) -> RecordIn:
         wire.group_id,
         wire.dedup_id,
         wire.delay_ms,
-        **extra,
+        **_attributes_of(wire),
     )
 
 
 def record_out(wire: WireRecord) -> Record:
-    extra: dict[str, Any] = {}
-    if wire.attributes:
-        extra["attributes"] = _attributes_in(wire.attributes)
-    if wire.system_attributes:
-        extra["system_attributes"] = _attributes_in(wire.system_attributes)
     return Record(
         wire.offset,
         wire.message_id,
@@ -316,8 +305,18 @@ def record_out(wire: WireRecord) -> Record:
         wire.group_id,
         wire.dedup_id,
         wire.delay_ms,
-        **extra,
+        **_attributes_of(wire),
     )
+
+
+def _attributes_of(wire: WireRecord) -> dict[str, Any]:
+    # Empty mappings stay the record types' shared defaults instead of a new dict each.
+    extra: dict[str, Any] = {}
+    if wire.attributes:
+        extra["attributes"] = _attributes_in(wire.attributes)
+    if wire.system_attributes:
+        extra["system_attributes"] = _attributes_in(wire.system_attributes)
+    return extra
 
 
 def wire_descriptor(descriptor: StreamDescriptor) -> Descriptor:

@@ -19,15 +19,20 @@ import sys
 
 from control_plane.access_keys import DEFAULT_ACCOUNT_ID
 from control_plane.errors import ControlPlaneError
-from gateway.admission import AdmissionLimits
 from tidemq.admin_key import register_admin_key
 from tidemq.cluster.node_process import new_process_id
 from tidemq.credentials import Credentials
-from tidemq.embedded import LaunchError, check_port_free, graceful_signals, uvicorn_config
+from tidemq.embedded import (
+    LaunchError,
+    check_port_free,
+    gateway_app,
+    graceful_signals,
+    uvicorn_config,
+)
 from tidemq.http_server import GatewayServer
 from tidemq.master_key import load_master_key
 from tidemq.settings import Settings, SettingsError
-from tidemq.stack import ClusterGateway, archive_options, build_app
+from tidemq.stack import ClusterGateway
 
 log = logging.getLogger(__name__)
 
@@ -55,24 +60,12 @@ def run(settings: Settings) -> None:
                 raise LaunchError(f"cannot register the admin access key: {exc}") from exc
         endpoint = f"http://{settings.host}:{settings.port}"
         gateway_id = new_process_id("gateway")
-        app = build_app(
+        app = gateway_app(
+            settings,
             redis_url,
             data_dir,
-            master_key=master_key,
-            durability=settings.durability,
-            public_url=settings.public_url,
-            max_message_bytes=settings.max_message_bytes,
-            archive=archive_options(settings),
-            advertised_url=endpoint,
-            metrics_max_queues=settings.metrics_max_queues,
-            metrics_token=settings.metrics_token,
-            access_log=settings.access_log,
-            admission=AdmissionLimits(
-                settings.max_active_requests, settings.max_active_requests_per_caller
-            ),
-            cluster=ClusterGateway(
-                gateway_id, settings.lease_ttl_ms, settings.node_request_timeout_ms
-            ),
+            master_key,
+            ClusterGateway(gateway_id, settings.lease_ttl_ms, settings.node_request_timeout_ms),
         )
         banner = "\n".join(
             [
