@@ -89,8 +89,13 @@ def generate_key_id() -> str:
 
 
 def generate_secret() -> str:
-    """40 characters of URL-safe base64 (240 random bits), like AWS's 40-character secrets."""
-    return secrets.token_urlsafe(30)
+    """40 characters of URL-safe base64 (240 random bits), like AWS's 40-character secrets,
+    never beginning with "-": command lines (`--secret-access-key -x...`, the AWS CLI's
+    `aws configure set`) would take such a secret for an option."""
+    while True:
+        secret = secrets.token_urlsafe(30)
+        if not secret.startswith("-"):
+            return secret
 
 
 class AccessKeys:

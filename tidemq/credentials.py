@@ -15,6 +15,8 @@ from pathlib import Path
 
 import orjson
 
+from control_plane.access_keys import generate_secret
+
 _KEY_ID_ALPHABET = string.ascii_uppercase + string.digits
 
 
@@ -37,7 +39,7 @@ def admin_credentials(
         return Credentials(stored["access_key_id"], stored["secret_access_key"])
     made = Credentials(
         access_key_id="TQ" + "".join(secrets.choice(_KEY_ID_ALPHABET) for _ in range(18)),
-        secret_access_key=secrets.token_urlsafe(30),
+        secret_access_key=generate_secret(),
     )
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as file:

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from control_plane.access_keys import AccessKeys, key_hash
+from control_plane.access_keys import AccessKeys, generate_secret, key_hash
 from control_plane.clock import ManualClock
 from control_plane.errors import InvalidAccessKey, SecretUnreadable
 from control_plane.redis_client import RedisClient, open_redis
@@ -189,3 +189,12 @@ async def test_a_new_admin_key_retires_the_previous_one(access_keys: AccessKeys)
     assert await access_keys.admin_key_id() == "ADMIN2"
     assert await access_keys.get("ADMIN1") is None
     assert [k.access_key_id for k in await access_keys.list_keys()] == ["ADMIN2"]
+
+
+def test_generated_secrets_never_begin_with_a_dash() -> None:
+    # One URL-safe base64 character in 64 is "-": 10 000 secrets would show one hundred
+    # or so, which `--secret-access-key -x...` on a command line takes for an option.
+    made = [generate_secret() for _ in range(10_000)]
+    assert not [secret for secret in made if secret.startswith("-")]
+    assert all(len(secret) == 40 for secret in made)
+    assert len(set(made)) == len(made)
