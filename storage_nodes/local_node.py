@@ -48,8 +48,6 @@ log = logging.getLogger(__name__)
 _STREAM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 # After a failed write, the node counts as ready again once this much disk is free.
 _FREE_BYTES_TO_RECOVER = 16 * 1024 * 1024
-# Asks the archive reader for a manifest fresher than any it has cached.
-_BEYOND_ANY_OFFSET = 1 << 62
 # What the node keeps of its partitions' latest appends for the consumers reading right
 # behind them (storage_nodes/log/tail_cache.py): ~130 000 records of 256 bytes.
 DEFAULT_TAIL_CACHE_BYTES = 64 * 1024 * 1024

@@ -75,7 +75,6 @@ def _queue_row(gauges: QueueGauges) -> str:
     )
 
 
-_PEEK_HEADINGS = ("Message id", "Sent", "State", "Attributes", "Body")
 _QUEUE_HEADINGS = ("Queue", "Visible", "In flight", "Delayed", "Oldest message")
 _CHARTS = (
     '<div class="charts">'

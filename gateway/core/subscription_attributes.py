@@ -54,11 +54,6 @@ def check_all(attributes: Mapping[str, str], protocol: str) -> dict[str, str]:
     return {k: v for k, v in checked.items() if v != ""}
 
 
-def with_change(subscription: SubscriptionInfo, name: str, value: str) -> dict[str, str]:
-    """The subscription's attributes once `name` is set to `value` ("" removes it)."""
-    return with_changes(subscription, {name: value})
-
-
 def with_changes(subscription: SubscriptionInfo, changes: Mapping[str, str]) -> dict[str, str]:
     """The subscription's attributes once every change is made ("" removes one)."""
     merged = dict(subscription.attributes)

@@ -38,10 +38,6 @@ def deletion_marker(stream_id: str) -> str:
     return f"{stream_id}/deleted.json"
 
 
-def partition_prefix(stream_id: str, partition: int) -> str:
-    return f"{stream_id}/{partition}/"
-
-
 def manifest(stream_id: str, partition: int) -> str:
     return f"{stream_id}/{partition}/manifest.json"
 
