@@ -25,6 +25,12 @@ GROUP_COMMIT_APPENDS = Histogram(
     "Appends (one per send call, a batch counts once) made durable by one sync.",
     buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024),
 )
+REQUESTS = Counter(
+    "tidemq_node_requests",
+    "Requests of the node protocol received, by operation; an APPEND counts once however "
+    "many records it carries (a gateway coalesces a partition's appends).",
+    ["operation"],
+)
 WRITTEN_BYTES = Counter("tidemq_log_written_bytes", "Bytes written to the segments' logs.")
 
 TIERED_BYTES = Counter(

@@ -23,6 +23,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+from storage_nodes import metrics
 from storage_nodes.archive.tiering import TieringStatus
 from storage_nodes.node import Node, NodeError, RecordIn
 from storage_nodes.wire import frames
@@ -34,6 +35,7 @@ log = logging.getLogger(__name__)
 DEFAULT_MAX_IN_FLIGHT = 1024
 # Past this many bytes waiting to be sent on a connection, a response waits for them.
 _WRITE_HIGH_WATER_BYTES = 4 * 1024 * 1024
+_REQUESTS = {op: metrics.REQUESTS.labels(op.name) for op in Op}
 
 
 class Ownership(Protocol):
@@ -148,6 +150,7 @@ class NodeServer:
                 message = f"unknown operation {header.kind}"
                 await _respond(writer, Status.UNKNOWN_OP, header.request_id, message)
                 continue
+            _REQUESTS[op].inc()
             await slots.acquire()
             request = asyncio.create_task(self._answer(op, header.request_id, payload, writer))
             self._requests.add(request)

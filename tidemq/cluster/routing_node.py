@@ -13,6 +13,10 @@ node refused it (NotOwner) or no connection was made. Where it may have been wri
 connection broke, or no answer came in time), it is repeated under the same name on the
 same node and epoch only, the one place its fate is known; if that node no longer owns
 the partition, the append fails with StorageUnavailable rather than risk a second copy.
+
+Appends to one partition are coalesced (append_batches.py): while one is out, the next
+wait and go together as one request, under one sequence, so the rules above apply to the
+request as a whole.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from storage_nodes.node import (
     StreamDescriptor,
 )
 from storage_nodes.wire.client import NodeClient
+from tidemq.cluster.append_batches import AppendBatches
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +82,7 @@ class RoutingNode:
         self._nodes: dict[str, NodeInfo] = {}
         self._nodes_read_s = float("-inf")
         self._problem: str | None = None
+        self._appends = AppendBatches[tuple[str, int]](self._append_now)
 
     # -- Node ----------------------------------------------------------------------------
 
@@ -89,6 +95,11 @@ class RoutingNode:
             )
 
     async def append(self, stream_id: str, partition: int, records: Sequence[RecordIn]) -> int:
+        return await self._appends.append((stream_id, partition), records)
+
+    async def _append_now(self, key: tuple[str, int], records: Sequence[RecordIn]) -> int:
+        """One request: the records of the appends coalesced, under one sequence."""
+        stream_id, partition = key
         sequence = next(self._sequences)
 
         async def send(client: NodeClient, epoch: int) -> int:
@@ -161,6 +172,7 @@ class RoutingNode:
         return self._problem
 
     async def close(self) -> None:
+        await self._appends.close()
         clients, self._clients = self._clients, {}
         for client in clients.values():
             await client.close()

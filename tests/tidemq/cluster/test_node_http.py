@@ -121,6 +121,8 @@ def test_a_node_serves_its_health_and_its_metrics(
     syncs = {s.name: s.value for s in families["tidemq_fsync_duration_seconds"].samples}
     assert syncs["tidemq_fsync_duration_seconds_count"] >= 1  # the message's durable write
     assert families["tidemq_log_written_bytes"].samples[0].value > 0
+    requests = {s.labels["operation"]: s.value for s in families["tidemq_node_requests"].samples}
+    assert requests["APPEND"] >= 1  # the send, from the gateway over the node protocol
     assert "tidemq_local_log_bytes" in families
     assert "tidemq_tiering_lag_records" in families
     assert "process_resident_memory_bytes" in families

@@ -4,18 +4,20 @@ own LocalNode and LeaseKeeper, over the real Redis."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from prometheus_client import REGISTRY
 
 from control_plane.assignment import assign
 from control_plane.membership import Membership
 from control_plane.plane import ControlPlane
 from storage_nodes.local_node import LocalNode
-from storage_nodes.node import RecordIn, StreamDescriptor
+from storage_nodes.node import RecordIn, StreamDescriptor, StreamDropped
 from storage_nodes.wire.producer_sequences import ProducerSequences
 from storage_nodes.wire.server import NodeServer
 from tests.tidemq.cluster.conftest import archived_node, lease_keeper
@@ -118,5 +120,85 @@ async def test_an_unanswered_append_is_repeated_on_the_same_node_and_appended_on
     owner.delay_first_append_s = 0.6  # past the 300 ms the gateway waits for an answer
     assert await routing.append(stream, 0, [_record(b"second")]) == 1
     await asyncio.sleep(0.6)  # the first copy has been answered too, from the dedup state
+    assert await routing.end_offset(stream, 0) == 2
+    await routing.close()
+
+
+def _append_requests() -> float:
+    """APPEND requests the node servers of this process have received (the node's metric)."""
+    found = REGISTRY.get_sample_value("tidemq_node_requests_total", {"operation": "APPEND"})
+    return found or 0.0
+
+
+async def _stream_on(routing: RoutingNode, nodes: list[RunningNode]) -> tuple[str, RunningNode]:
+    """A new one-partition stream, and the node that owns it."""
+    stream = uuid.uuid4().hex[:16]
+    await routing.create_stream(StreamDescriptor(stream, "123456789012", "queue", "q", 1, 0))
+    owner_id = assign(stream, 0, [n.node_id for n in nodes])
+    return stream, next(n for n in nodes if n.node_id == owner_id)
+
+
+async def test_concurrent_appends_to_a_partition_share_requests_each_with_its_offsets(
+    plane: ControlPlane, nodes: list[RunningNode]
+) -> None:
+    routing = RoutingNode(plane, timeout_ms=5_000, attempt_timeout_ms=TTL_MS)
+    stream, _ = await _stream_on(routing, nodes)
+    groups = [[f"{i}.{j}".encode() for j in range(1 + i % 3)] for i in range(300)]
+    before = _append_requests()
+    offsets = await asyncio.gather(
+        *(routing.append(stream, 0, [_record(body) for body in group]) for group in groups)
+    )
+    # The first goes alone; those arriving while it is out go together when it returns.
+    assert _append_requests() - before <= 5
+    total = sum(len(group) for group in groups)
+    pairs = zip(offsets, groups, strict=True)
+    spans = sorted((offset, offset + len(group)) for offset, group in pairs)
+    assert spans[0][0] == 0
+    assert spans[-1][1] == total
+    assert all(end == start for (_, end), (start, _) in itertools.pairwise(spans))
+    found = await routing.read_offsets(stream, 0, list(range(total)))
+    for offset, group in zip(offsets, groups, strict=True):
+        assert [found[offset + j].body for j in range(len(group))] == group
+    assert await routing.end_offset(stream, 0) == total
+    await routing.close()
+
+
+async def test_an_error_fails_every_append_of_the_request(
+    plane: ControlPlane, nodes: list[RunningNode]
+) -> None:
+    routing = RoutingNode(plane, timeout_ms=5_000, attempt_timeout_ms=TTL_MS)
+    stream, owner = await _stream_on(routing, nodes)
+    assert await routing.append(stream, 0, [_record(b"before")]) == 0
+    before = _append_requests()
+    owner.delay_first_append_s = 0.5
+    first = asyncio.create_task(routing.append(stream, 0, [_record(b"first")]))
+    await asyncio.sleep(0.1)  # out, and held at the node: the next wait for it
+    waiting = [asyncio.create_task(routing.append(stream, 0, [_record(b"w")])) for _ in range(20)]
+    await asyncio.sleep(0.1)
+    await owner.storage.drop_stream(stream)  # a queue deleted meanwhile
+    results = await asyncio.gather(first, *waiting, return_exceptions=True)
+    assert [type(result) for result in results] == [StreamDropped] * 21
+    assert _append_requests() - before == 2  # the first, then the twenty as one
+    await routing.close()
+
+
+async def test_a_malformed_append_fails_alone_not_the_appends_sharing_its_request(
+    plane: ControlPlane, nodes: list[RunningNode]
+) -> None:
+    routing = RoutingNode(plane, timeout_ms=5_000, attempt_timeout_ms=TTL_MS)
+    stream, owner = await _stream_on(routing, nodes)
+    owner.delay_first_append_s = 0.3
+    first = asyncio.create_task(routing.append(stream, 0, [_record(b"first")]))
+    await asyncio.sleep(0.1)
+    before = _append_requests()
+    good = asyncio.create_task(routing.append(stream, 0, [_record(b"good")]))
+    bad_record = RecordIn("m-bad", 1_700_000_000_000, b"bad", delay_ms=-1)
+    bad = asyncio.create_task(routing.append(stream, 0, [bad_record]))
+    assert await first == 0
+    assert await good == 1
+    with pytest.raises(ValueError, match="delay"):
+        await bad
+    # Both together, refused whole (nothing written); then each alone.
+    assert _append_requests() - before == 3
     assert await routing.end_offset(stream, 0) == 2
     await routing.close()
