@@ -96,18 +96,7 @@ def start_stack(work_dir: Path) -> tuple[ServerProcess, str, Credentials]:
     durability and admin credentials of our own; then a bearer token from it."""
     data_dir = work_dir / "data"
     port = free_port()
-    env = dict(os.environ)
-    for name in list(env):
-        if name.startswith("TIDEMQ_"):
-            del env[name]  # a developer's settings must not change what is measured
-    env.update(
-        TIDEMQ_HOST="127.0.0.1",
-        TIDEMQ_PORT=str(port),
-        TIDEMQ_DATA_DIR=str(data_dir),
-        TIDEMQ_ACCESS_KEY_ID=ACCESS_KEY_ID,
-        TIDEMQ_SECRET_ACCESS_KEY=SECRET_ACCESS_KEY,
-        TIDEMQ_DURABILITY="fsync",
-    )
+    env = stack_env(data_dir, port)
     server = ServerProcess(
         "tidemq up",
         [sys.executable, "-m", "tidemq.cli", "up"],
@@ -116,7 +105,7 @@ def start_stack(work_dir: Path) -> tuple[ServerProcess, str, Credentials]:
     )
     try:
         server.wait_for(BANNER_END)
-        token = _make_token(data_dir, env)
+        token = make_token(data_dir, env)
     except BaseException:
         server.stop()
         raise
@@ -124,7 +113,24 @@ def start_stack(work_dir: Path) -> tuple[ServerProcess, str, Credentials]:
     return server, endpoint, Credentials(ACCESS_KEY_ID, SECRET_ACCESS_KEY, token)
 
 
-def _make_token(data_dir: Path, env: dict[str, str]) -> str:
+def stack_env(data_dir: Path, port: int) -> dict[str, str]:
+    """The environment of a `tidemq up` to measure: no TIDEMQ_* of the developer's (they
+    must not change what is measured), loopback, `port`, `data_dir`, `fsync` durability
+    and the bench's admin credentials."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith("TIDEMQ_")}
+    env.update(
+        TIDEMQ_HOST="127.0.0.1",
+        TIDEMQ_PORT=str(port),
+        TIDEMQ_DATA_DIR=str(data_dir),
+        TIDEMQ_ACCESS_KEY_ID=ACCESS_KEY_ID,
+        TIDEMQ_SECRET_ACCESS_KEY=SECRET_ACCESS_KEY,
+        TIDEMQ_DURABILITY="fsync",
+    )
+    return env
+
+
+def make_token(data_dir: Path, env: dict[str, str]) -> str:
+    """A bearer token from `tidemq keys token`, against the Redis of `data_dir`'s stack."""
     done = subprocess.run(  # noqa: S603 - our own interpreter and arguments
         [sys.executable, "-m", "tidemq.cli", "keys", "token", "--data-dir", str(data_dir)],
         env=env,

@@ -12,7 +12,9 @@ producer_sequences.py). Retrying is safe where the append certainly was not writ
 node refused it (NotOwner) or no connection was made. Where it may have been written (the
 connection broke, or no answer came in time), it is repeated under the same name on the
 same node and epoch only, the one place its fate is known; if that node no longer owns
-the partition, the append fails with StorageUnavailable rather than risk a second copy.
+the partition, or no longer takes connections (its process, and its memory of the
+append, are gone), the append fails with StorageUnavailable rather than risk a second
+copy.
 
 Appends to one partition are coalesced (append_batches.py): while one is out, the next
 wait and go together as one request, under one sequence, so the rules above apply to the
@@ -202,6 +204,14 @@ class RoutingNode:
                     ) from exc
                 error: Exception = exc
             except NodeUnreachable as exc:
+                if pinned is not None and not exc.sent:
+                    # No process listens there any more: what it remembered of the
+                    # append is gone with it, and the appends behind this one wait.
+                    raise StorageUnavailable(
+                        f"node {pinned.node_id} went away while an append to "
+                        f"{stream_id}/{partition} was unanswered: it may or may not have "
+                        "been appended"
+                    ) from exc
                 if exc.sent and repeat_on_same_node:
                     pinned = pinned or route
                 error = exc
