@@ -13,6 +13,15 @@ become durable, and when the bound is passed the oldest appends (of any partitio
 first, whole. A consumer that keeps up reads from the cache; one that falls behind by
 more than the bound reads from the segments, as before.
 
+Bounded in age too (`max_age_s`): an append leaves once it has been held that long,
+read or not. Without it the last appends before a quiet spell stay in memory until
+newer ones push them out, which may be never: a burst of 35 000 sends that no one
+consumed kept 16 MB, and the process's memory, up until the next burst
+(docs/performance.md, "What a burst leaves behind"). A consumer right behind its
+producers reads within milliseconds; one more than `max_age_s` behind reads from the
+segments, as one past the byte bound does. Ageing runs on a timer of the event loop
+(none is needed while the cache is empty).
+
 Correctness rests on what the log guarantees: a record's offset never names another
 record while the log object is open (offsets are dense and never reused; retention only
 removes segments from the start, and `PartitionLog.read_offsets` filters by the log's
@@ -26,8 +35,10 @@ Thread-safety: the event loop's thread only, like the log that calls it.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from storage_nodes import metrics
@@ -39,6 +50,8 @@ __all__ = ["PartitionTail", "TailCache"]
 # id, the dict entry (measured with tracemalloc: ~230 bytes for a record without
 # attributes; rounded up).
 _RECORD_OVERHEAD_BYTES = 256
+# How long an append stays at most; see the module's docstring.
+DEFAULT_MAX_AGE_S = 10.0
 
 
 class _Append(NamedTuple):
@@ -48,17 +61,29 @@ class _Append(NamedTuple):
     base_offset: int
     record_count: int
     size_bytes: int
+    added_s: float  # on the cache's clock
 
 
 class TailCache:
     """The node-wide budget; each partition log holds a `PartitionTail` of it."""
 
-    def __init__(self, max_bytes: int) -> None:
+    def __init__(
+        self,
+        max_bytes: int,
+        max_age_s: float = DEFAULT_MAX_AGE_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """`clock`: seconds, monotonic; the event loop's timer ages the cache by it."""
         if max_bytes < 0:
             raise ValueError("max_bytes must be >= 0")
+        if max_age_s <= 0:
+            raise ValueError("max_age_s must be > 0")
         self.max_bytes = max_bytes
+        self.max_age_s = max_age_s
+        self._clock = clock
         self.size_bytes = 0
         self._appends: deque[_Append] = deque()  # oldest first
+        self._ageing: asyncio.TimerHandle | None = None
 
     def partition(self) -> PartitionTail:
         """A new, empty tail for one partition log."""
@@ -68,15 +93,42 @@ class TailCache:
         before_bytes = self.size_bytes
         self._appends.append(entry)
         self.size_bytes += entry.size_bytes
+        self._evict(lambda oldest: self.size_bytes > self.max_bytes)
+        metrics.TAIL_CACHE_BYTES.inc(self.size_bytes - before_bytes)
+        if self._ageing is None:
+            self._age_later()
+
+    def expire(self) -> None:
+        """Lets go of the appends held `max_age_s` or longer (the timer calls it)."""
+        self._ageing = None
+        before_bytes = self.size_bytes
+        held_since_s = self._clock() - self.max_age_s
+        self._evict(lambda oldest: oldest.added_s <= held_since_s)
+        metrics.TAIL_CACHE_BYTES.dec(before_bytes - self.size_bytes)
+        self._age_later()
+
+    def _evict(self, while_: Callable[[_Append], bool]) -> None:
         evicted = 0
-        while self.size_bytes > self.max_bytes:
-            oldest = self._appends.popleft()
+        appends = self._appends
+        while appends and while_(appends[0]):
+            oldest = appends.popleft()
             oldest.tail._forget(oldest.base_offset, oldest.record_count)
             self.size_bytes -= oldest.size_bytes
             evicted += oldest.record_count
         if evicted:
             metrics.TAIL_CACHE_EVICTED.inc(evicted)
-        metrics.TAIL_CACHE_BYTES.inc(self.size_bytes - before_bytes)
+
+    def _age_later(self) -> None:
+        """Sets the timer for the oldest append's expiry, if any is held and a loop runs
+        (outside one the cache is bounded in bytes only)."""
+        if not self._appends:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        delay_s = self._appends[0].added_s + self.max_age_s - self._clock()
+        self._ageing = loop.call_later(max(delay_s, 0.0), self.expire)
 
     def _release(self, tail: PartitionTail) -> None:
         kept = deque(entry for entry in self._appends if entry.tail is not tail)
@@ -102,7 +154,8 @@ class PartitionTail:
             return  # would evict everything, itself included
         offsets = range(base_offset, base_offset + len(records))
         self._records.update(zip(offsets, records, strict=True))
-        self._cache._admit(_Append(self, base_offset, len(records), size_bytes))
+        cache = self._cache
+        cache._admit(_Append(self, base_offset, len(records), size_bytes, cache._clock()))
 
     def get(self, offsets: Iterable[int]) -> tuple[dict[int, Record], list[int]]:
         """The records of the offsets the cache has, and the offsets it has not."""

@@ -4,8 +4,10 @@ offset the log would not."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+import pytest
 from prometheus_client import REGISTRY
 
 from storage_nodes.log.partition_log import LogConfig, PartitionLog
@@ -102,3 +104,30 @@ async def test_without_a_cache_nothing_is_kept(tmp_path: Path) -> None:
     assert await log.read_offsets([0]) == {0: as_stored(make_record(0), 0)}
     assert counted("tidemq_log_tail_cache_hits_total") == hits
     await log.close()
+
+
+async def test_appends_leave_the_cache_once_held_its_max_age(tmp_path: Path) -> None:
+    cache = TailCache(1 << 20, max_age_s=0.2)
+    log = await open_log(tmp_path, cache)
+    await log.append([make_record(n) for n in range(5)])
+    await asyncio.sleep(0.12)
+    await log.append([make_record(n) for n in range(5, 10)])
+    hits = counted("tidemq_log_tail_cache_hits_total")
+    assert len(await log.read_offsets(range(10))) == 10
+    assert counted("tidemq_log_tail_cache_hits_total") - hits == 10
+    await asyncio.sleep(0.12)  # the first append is 0.24 s old, the second 0.12 s
+    misses = counted("tidemq_log_tail_cache_misses_total")
+    found = await log.read_offsets(range(10))
+    assert counted("tidemq_log_tail_cache_misses_total") - misses == 5
+    assert found == {n: as_stored(make_record(n), n) for n in range(10)}
+    await asyncio.sleep(0.15)  # with no append since, the timer let the second one go too
+    assert cache.size_bytes == 0
+    misses = counted("tidemq_log_tail_cache_misses_total")
+    assert len(await log.read_offsets(range(10))) == 10
+    assert counted("tidemq_log_tail_cache_misses_total") - misses == 10
+    await log.close()
+
+
+def test_the_age_bound_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="max_age_s"):
+        TailCache(1 << 20, max_age_s=0)
