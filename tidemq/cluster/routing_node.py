@@ -39,6 +39,7 @@ from storage_nodes.node import (
     NotOwner,
     Record,
     RecordIn,
+    Replication,
     StorageUnavailable,
     StreamDescriptor,
 )
@@ -88,7 +89,14 @@ class RoutingNode:
                 lambda client, epoch: client.create_stream(descriptor),
             )
 
-    async def append(self, stream_id: str, partition: int, records: Sequence[RecordIn]) -> int:
+    async def append(
+        self,
+        stream_id: str,
+        partition: int,
+        records: Sequence[RecordIn],
+        *,
+        replication: Replication = "none",
+    ) -> int:
         sequence = next(self._sequences)
 
         async def send(client: NodeClient, epoch: int) -> int:
@@ -99,6 +107,7 @@ class RoutingNode:
                 epoch=epoch,
                 producer_id=self.producer_id,
                 sequence=sequence,
+                replication=replication,
             )
 
         return await self._call(stream_id, partition, send, repeat_on_same_node=True)
