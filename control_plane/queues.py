@@ -175,9 +175,7 @@ class QueueStore:
         if int(created) == 0:
             existing = await self._read(account_id, name)
             differing = [
-                name
-                for name in _differing(existing.attributes, wanted)
-                if name != REPLICATION
+                name for name in _differing(existing.attributes, wanted) if name != REPLICATION
             ]
             if given is not None and existing.replication != replication:
                 differing = sorted([*differing, REPLICATION])

@@ -8,8 +8,9 @@ copy per round, not per append. A round of `object` is one object (object_copies
 of `replica`, one REPLICATE request to the follower (replica_store.py on its side).
 
 The follower is the first node after this one in the partition's rendezvous ranking
-over the live nodes (control_plane.assignment): the node that takes the partition over
-when this one dies, so that the copy is usually on the new owner's own disk already.
+over the live nodes (control_plane.assignment, passed in as `weight`): the node that
+takes the partition over when this one dies, so that the copy is usually on the new
+owner's own disk already.
 Switching followers (the follower failed a round, or the ranking changed) first seals
 and archives this tenure's log, so that every append acknowledged so far is in the
 archive and the new follower needs only what comes after: an acknowledged record is
@@ -33,7 +34,6 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from control_plane.assignment import weight
 from storage_nodes import metrics
 from storage_nodes.archive.object_store import ObjectStore, ObjectStoreError
 from storage_nodes.copies import batches, object_copies
@@ -85,18 +85,22 @@ class TailCopier:
         *,
         archive: Callable[[str, int], Awaitable[None]],
         archived_end: Callable[[str, int], int],
+        weight: Callable[[str, int, str], int],
         timeout_ms: int,
         monotonic_s: Callable[[], float] = time.monotonic,
     ) -> None:
         """`archive(stream, partition)` seals and uploads the partition's log (raising
         NodeError), before a follower switch; `archived_end(stream, partition)` is
-        where the archive's copy of it ends, as far as this node knows; `timeout_ms`
+        where the archive's copy of it ends, as far as this node knows; `weight(stream,
+        partition, node id)` is the node's rendezvous weight for the partition
+        (control_plane.assignment.weight: the ranking takeovers follow); `timeout_ms`
         bounds a follower's answer, and is how long a failed follower is passed over."""
         self.node_id = node_id
         self._store = store
         self._tenures = tenures
         self._archive = archive
         self._archived_end = archived_end
+        self._weight = weight
         self._timeout_ms = timeout_ms
         self._monotonic_s = monotonic_s
         self._partitions: dict[tuple[str, int, int], _Partition] = {}
@@ -241,7 +245,7 @@ class TailCopier:
         ]
         if not candidates:
             return None
-        return max(candidates, key=lambda n: (weight(stream_id, partition, n), n))
+        return max(candidates, key=lambda n: (self._weight(stream_id, partition, n), n))
 
     def _client(self, node_id: str) -> NodeClient:
         address = self._live[node_id]

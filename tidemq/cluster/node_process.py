@@ -33,6 +33,7 @@ from pathlib import Path
 
 import uvloop
 
+from control_plane.assignment import weight
 from control_plane.errors import ControlPlaneError
 from control_plane.leases import Leases
 from control_plane.membership import Membership
@@ -102,6 +103,7 @@ async def _serve(settings: Settings, redis_url: str) -> None:
         keeper,
         archive=storage.archive_partition,
         archived_end=tiering.archived_end,
+        weight=weight,
         timeout_ms=ttl_ms,
     )
     server = NodeServer(storage, keeper, sequences=sequences, copies=copier, replicas=replicas)
