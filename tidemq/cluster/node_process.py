@@ -119,6 +119,9 @@ async def _serve(settings: Settings, redis_url: str) -> None:
         address = settings.node_address or f"{host}:{port}"
         http_host, http_port = await http.start()
         await membership.register(node_id, address, ttl_ms)
+        # Known from the start, not from the first tick: whom partitions are assigned
+        # among, and whom tail copies go to.
+        await _see_live_nodes(membership, keeper)
         await _report(reports, keeper, address)
         _print_banner(node_id, address, f"http://{http_host}:{http_port}", data_dir, redis_url)
         while not stop.is_set():
@@ -156,10 +159,7 @@ async def _tick(
             # already; it joins again as it is.
             log.warning("this node's registration had expired; registering again")
             await membership.register(node_id, address, ttl_ms)
-        live = await membership.live_nodes()
-        keeper.set_live_nodes(node.node_id for node in live)
-        if keeper.copies is not None:
-            keeper.copies.set_live_nodes({node.node_id: node.address for node in live})
+        await _see_live_nodes(membership, keeper)
     except ControlPlaneError as exc:
         log.warning("membership: %s", exc)
     await keeper.renew_all()
@@ -169,6 +169,13 @@ async def _tick(
         await _report(reports, keeper, address)
     except ControlPlaneError as exc:
         log.warning("report: %s", exc)
+
+
+async def _see_live_nodes(membership: Membership, keeper: LeaseKeeper) -> None:
+    live = await membership.live_nodes()
+    keeper.set_live_nodes(node.node_id for node in live)
+    if keeper.copies is not None:
+        keeper.copies.set_live_nodes({node.node_id: node.address for node in live})
 
 
 async def _report(reports: ProcessReports, keeper: LeaseKeeper, address: str) -> None:
