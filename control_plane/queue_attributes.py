@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
 import orjson
 
@@ -60,6 +60,13 @@ MAX_RECEIVE_COUNT = IntRange(1, 1000, 10)
 # every partition for its end offset) and a node's lease count in proportion.
 PARTITIONS = "Partitions"
 PARTITION_COUNT = IntRange(1, 64, 1)
+# TideMQ's own: how a queue's or topic's un-archived tail is kept until it is tiered
+# (docs/durability.md): on the owning node's disk only, also on a follower node's, or
+# also in the object store, before a send is acknowledged. Fixed at creation; a create
+# that does not name it gets the deployment's default (TIDEMQ_REPLICATION).
+REPLICATION = "Replication"
+ReplicationMode = Literal["none", "replica", "object"]
+REPLICATION_MODES: tuple[ReplicationMode, ...] = get_args(ReplicationMode)
 REDRIVE_PERMISSIONS = frozenset({"allowAll", "denyAll", "byQueue"})
 MAX_ALLOWED_SOURCES = 10
 
@@ -120,8 +127,8 @@ def validate(attributes: Mapping[str, str], fifo: bool) -> dict[str, str]:
         if name == "Policy":
             normalised[name] = check_policy(value) if value else ""
             continue
-        if name == PARTITIONS:
-            normalised[name] = str(partition_count(value))
+        if name in (PARTITIONS, REPLICATION):
+            normalised[name] = _fixed_at_creation(name, value)
             continue
         if name in POLICY_ATTRIBUTES:
             # An empty policy removes it (SetQueueAttributes with "").
@@ -155,6 +162,22 @@ def partition_count(value: str) -> int:
             f"{PARTITION_COUNT.low} to {PARTITION_COUNT.high}."
         )
     return number
+
+
+def _fixed_at_creation(name: str, value: str) -> str:
+    """TideMQ's own attributes, which a queue keeps as it was created with."""
+    return str(partition_count(value)) if name == PARTITIONS else replication_mode(value)
+
+
+def replication_mode(value: str) -> ReplicationMode:
+    """A `Replication` value: none, replica or object, as a queue's or a topic's."""
+    for mode in REPLICATION_MODES:
+        if value == mode:
+            return mode
+    raise InvalidAttributeValue(
+        f"Invalid value for the parameter {REPLICATION}. Reason: must be one of "
+        f"{', '.join(REPLICATION_MODES)}."
+    )
 
 
 def integer_value(value: str) -> int | None:

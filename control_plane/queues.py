@@ -39,10 +39,13 @@ from control_plane.metadata_cache import (
 )
 from control_plane.queue_attributes import (
     PARTITIONS,
+    REPLICATION,
     RedrivePolicy,
+    ReplicationMode,
     check_combination,
     check_encryption,
     redrive_policy,
+    replication_mode,
     validate,
     with_defaults,
     with_encryption_changes,
@@ -81,9 +84,20 @@ class QueueInfo:
     def fifo(self) -> bool:
         return self.name.endswith(".fifo")
 
+    @property
+    def replication(self) -> ReplicationMode:
+        """How its un-archived tail is kept (fixed at creation; `none` for a queue made
+        before the attribute existed)."""
+        mode = self.attributes.get(REPLICATION, "none")
+        return "replica" if mode == "replica" else "object" if mode == "object" else "none"
+
     def all_attributes(self) -> dict[str, str]:
         """Every implemented attribute that has a value: as set, or its default."""
-        return {**with_defaults(self.attributes, self.fifo), PARTITIONS: str(self.partitions)}
+        return {
+            **with_defaults(self.attributes, self.fifo),
+            PARTITIONS: str(self.partitions),
+            REPLICATION: self.replication,
+        }
 
 
 class QueueStore:
@@ -106,11 +120,15 @@ class QueueStore:
         name: str,
         attributes: Mapping[str, str],
         tags: Mapping[str, str] | None = None,
+        *,
+        default_replication: ReplicationMode = "none",
     ) -> QueueInfo:
         """Creates the queue, or returns it if it exists with the same attributes.
 
         Raises QueueNameExists if it exists with different ones, and QueueDeletedRecently
-        within 60 s of the deletion of a queue of that name, as SQS does.
+        within 60 s of the deletion of a queue of that name, as SQS does. A new queue
+        whose attributes do not name `Replication` gets `default_replication`; an
+        existing one is compared on it only where the request names it.
         """
         check_queue_name(name, attributes)
         fifo = name.endswith(".fifo")
@@ -121,6 +139,12 @@ class QueueStore:
         # Kept beside the attributes (the metadata's `partitions`), never among them: it
         # is no setting that can change.
         partitions = int(wanted.pop(PARTITIONS, "1"))
+        # Kept among the attributes where it is not the default `none`, as queues made
+        # before it existed have it.
+        given = wanted.pop(REPLICATION, None)
+        replication = replication_mode(given) if given is not None else default_replication
+        if replication != "none":
+            wanted[REPLICATION] = replication
         check_combination(wanted)
         check_tags(name, tags or {})
         redrive = redrive_policy(wanted)
@@ -150,7 +174,11 @@ class QueueStore:
             )
         if int(created) == 0:
             existing = await self._read(account_id, name)
-            differing = _differing(existing.attributes, wanted)
+            differing = [
+                name for name in _differing(existing.attributes, wanted) if name != REPLICATION
+            ]
+            if given is not None and existing.replication != replication:
+                differing = sorted([*differing, REPLICATION])
             if existing.partitions != partitions:
                 differing = sorted([*differing, PARTITIONS])
             if differing:
@@ -201,6 +229,11 @@ class QueueStore:
             raise InvalidAttributeValue(
                 f"Invalid value for the parameter {PARTITIONS}. Reason: a queue's partitions "
                 "cannot be changed after it is created."
+            )
+        if changes.pop(REPLICATION, queue.replication) != queue.replication:
+            raise InvalidAttributeValue(
+                f"Invalid value for the parameter {REPLICATION}. Reason: a queue's "
+                "replication cannot be changed after it is created."
             )
         check_encryption(changes)
         merged = with_encryption_changes(queue.attributes, changes)

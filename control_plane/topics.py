@@ -31,6 +31,7 @@ from control_plane.errors import (
     redis_boundary,
 )
 from control_plane.metadata_cache import MetadataCache, receivers_if_changed, wait_applied
+from control_plane.queue_attributes import REPLICATION, ReplicationMode
 from control_plane.queue_scripts import TAG_QUEUE
 from control_plane.redis_client import RedisClient
 from control_plane.redis_values import as_text
@@ -67,6 +68,13 @@ class TopicInfo:
         (checked by the gateway's core; absent means 1)."""
         return int(self.attributes.get("Partitions", "1"))
 
+    @property
+    def replication(self) -> ReplicationMode:
+        """How its un-archived tail is kept: its `Replication` attribute, fixed at
+        creation (`none` for a topic made before the attribute existed)."""
+        mode = self.attributes.get(REPLICATION, "none")
+        return "replica" if mode == "replica" else "object" if mode == "object" else "none"
+
 
 class TopicStore:
     def __init__(
@@ -84,14 +92,26 @@ class TopicStore:
         self._tag = timed_scripts.register(redis, "tag_queue", TAG_QUEUE)
 
     async def create(
-        self, account_id: str, name: str, attributes: Mapping[str, str], tags: Mapping[str, str]
+        self,
+        account_id: str,
+        name: str,
+        attributes: Mapping[str, str],
+        tags: Mapping[str, str],
+        *,
+        default_replication: ReplicationMode = "none",
     ) -> tuple[TopicInfo, bool]:
         """The topic and whether it was created now. An existing topic is returned as it
         is when the request asks for no attribute or the same ones (SNS's CreateTopic is
-        idempotent); other attributes raise InvalidParameter."""
+        idempotent); other attributes raise InvalidParameter. A new topic whose
+        attributes do not name `Replication` gets `default_replication`."""
         stream_id = secrets.token_hex(8)
         now_ms = self._clock.now_ms()
         wanted = dict(attributes)
+        # Kept among the attributes where it is not the default `none`, as topics made
+        # before it existed have it.
+        stored = {REPLICATION: default_replication, **wanted}
+        if stored[REPLICATION] == "none":
+            del stored[REPLICATION]
         with redis_boundary():
             created = await self._create(
                 keys=[
@@ -103,15 +123,16 @@ class TopicStore:
                     name,
                     stream_id,
                     now_ms,
-                    _encode(wanted),
+                    _encode(stored),
                     *(part for item in tags.items() for part in item),
                 ],
             )
         if int(created) == 1:
             await self._accounts.add(account_id)
-            return TopicInfo(account_id, name, stream_id, now_ms, wanted), True
+            return TopicInfo(account_id, name, stream_id, now_ms, stored), True
         existing = await self._read(account_id, name)
-        if any(existing.attributes.get(k) != v for k, v in wanted.items()):
+        known = {**existing.attributes, REPLICATION: existing.replication}
+        if any(known.get(k) != v for k, v in wanted.items()):
             raise InvalidParameter(
                 "Invalid parameter: Attributes Reason: Topic already exists with different "
                 "attributes"

@@ -38,6 +38,7 @@ from storage_nodes.node import (
     NodeError,
     Record,
     RecordIn,
+    Replication,
     StorageUnavailable,
     StreamDescriptor,
     StreamDropped,
@@ -109,15 +110,25 @@ class LocalNode:
                     await self._log(stream_dir.name, int(partition_dir.name))
 
     async def create_stream(self, descriptor: StreamDescriptor) -> None:
-        _check_stream_id(descriptor.stream_id)
+        check_stream_id(descriptor.stream_id)
         path = self.streams_dir / descriptor.stream_id / STREAM_DESCRIPTOR
         if path.exists():
             return
         data = orjson.dumps({"format": 1, **dataclasses.asdict(descriptor)})
         await asyncio.to_thread(_write_file, path, data)
 
-    async def append(self, stream_id: str, partition: int, records: Sequence[RecordIn]) -> int:
-        """Appends durably (per the log's policy); returns the first record's offset."""
+    async def append(
+        self,
+        stream_id: str,
+        partition: int,
+        records: Sequence[RecordIn],
+        *,
+        replication: Replication = "none",
+    ) -> int:
+        """Appends durably (per the log's policy); returns the first record's offset.
+        `replication` is not this object's to act on: a node of a cluster copies the
+        records after this returns (storage_nodes/copies); `tidemq up` has no other node
+        to copy to and no failover, so its tail is kept as `none` keeps it."""
         partition_log = await self._log(stream_id, partition)
         tiering = self._tiering
         if tiering is not None:
@@ -266,7 +277,7 @@ class LocalNode:
     async def drop_stream(self, stream_id: str) -> None:
         """Closes and deletes every partition of a stream (after its queue was deleted);
         later uses of it raise StreamDropped."""
-        _check_stream_id(stream_id)
+        check_stream_id(stream_id)
         self._dropped.add(stream_id)
         for key in [key for key in self._logs if key[0] == stream_id]:
             await self._logs.pop(key).close()
@@ -323,6 +334,19 @@ class LocalNode:
         finally:
             await partition_log.close()
 
+    async def archive_partition(self, stream_id: str, partition: int) -> None:
+        """Seals the open log's active segment and uploads every segment the archive
+        lacks, the log staying open (a replication follower switch: the archive then
+        holds every append acknowledged so far). StorageUnavailable if the log is not
+        open here; ArchiveUnavailable if the archive cannot take it."""
+        partition_log = self._logs.get((stream_id, partition))
+        if partition_log is None or self._tiering is None:
+            raise StorageUnavailable(f"{stream_id}/{partition} is not open on this node")
+        try:
+            await self._tiering.archive_now(stream_id, partition, partition_log)
+        except ObjectStoreError as exc:
+            raise ArchiveUnavailable(f"the archive cannot take the partition: {exc}") from exc
+
     def open_partitions(self) -> list[tuple[str, int]]:
         return sorted(self._logs)
 
@@ -338,7 +362,7 @@ class LocalNode:
         found = self._logs.get(key)
         if found is not None:
             return found
-        _check_stream_id(stream_id)
+        check_stream_id(stream_id)
         # Two first requests for one partition must not open (and recover) it twice.
         lock = self._opening.setdefault(key, asyncio.Lock())
         async with lock:
@@ -364,7 +388,7 @@ class LocalNode:
         return found
 
 
-def _check_stream_id(stream_id: str) -> None:
+def check_stream_id(stream_id: str) -> None:
     # Stream ids come from the control plane; checking keeps a bad one out of the path.
     if not _STREAM_ID.match(stream_id):
         raise ValueError(f"invalid stream id {stream_id!r}")

@@ -82,3 +82,32 @@ TAIL_CACHE_BYTES = Gauge(
     "overhead), within its bound.",
     multiprocess_mode="livesum",
 )
+
+# Tail copies (storage_nodes/copies): one round copies every append acknowledged meanwhile.
+TAIL_COPY_ROUNDS = Counter(
+    "tidemq_tail_copy_rounds",
+    "Rounds of tail copies made, by where they went (replica: a follower node; object: "
+    "the object store).",
+    ["mode"],
+)
+TAIL_COPY_SECONDS = Histogram(
+    "tidemq_tail_copy_duration_seconds",
+    "Time of one round of tail copies: the follower's fsynced answer, or the object's put.",
+    ["mode"],
+    buckets=(0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.5, 1, 2),
+)
+TAIL_COPY_APPENDS = Histogram(
+    "tidemq_tail_copy_round_appends",
+    "Appends copied by one round (group commit of the copies).",
+    buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024),
+)
+TAIL_COPY_FAILURES = Counter(
+    "tidemq_tail_copy_failures",
+    "Rounds of tail copies that failed (a follower that did not answer, the store down); "
+    "a follower's failure is retried on the next one.",
+    ["mode"],
+)
+FOLLOWER_SWITCHES = Counter(
+    "tidemq_tail_copy_follower_switches",
+    "Times a partition's copies moved to another follower (after the tail was archived).",
+)

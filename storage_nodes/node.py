@@ -32,6 +32,7 @@ from storage_nodes.archive.tiering import TieringStatus
 from storage_nodes.log.record import MessageAttribute, Record, RecordIn
 
 __all__ = [
+    "REPLICATION_MODES",
     "Absence",
     "ArchiveUnavailable",
     "DiskBudgetExceeded",
@@ -42,11 +43,21 @@ __all__ = [
     "NotOwner",
     "Record",
     "RecordIn",
+    "Replication",
     "StorageUnavailable",
     "StreamDescriptor",
     "StreamDropped",
     "TieringStatus",
 ]
+
+
+# How a stream's un-archived tail is kept until it is tiered (docs/durability.md): on the
+# owner's disk only (`none`), also on a follower node's disk (`replica`), or also in the
+# object store (`object`), before an append is acknowledged. Each append names its
+# stream's; a node of a cluster acts on it, a LocalNode of `tidemq up` (no other node,
+# no failover) keeps its log as `none` does.
+Replication = Literal["none", "replica", "object"]
+REPLICATION_MODES: tuple[Replication, ...] = ("none", "replica", "object")
 
 
 class NodeError(Exception):
@@ -121,8 +132,16 @@ class Node(Protocol):
         """Records what the stream is (idempotent); its partitions open on first use."""
         ...
 
-    async def append(self, stream_id: str, partition: int, records: Sequence[RecordIn]) -> int:
-        """Appends durably (per the log's policy); returns the first record's offset."""
+    async def append(
+        self,
+        stream_id: str,
+        partition: int,
+        records: Sequence[RecordIn],
+        *,
+        replication: Replication = "none",
+    ) -> int:
+        """Appends durably (per the log's policy, and copied as `replication` says
+        where the node has copies to make); returns the first record's offset."""
         ...
 
     async def read_offsets(

@@ -6,8 +6,10 @@ Taking a partition over (`take_over`), after its lease, in this order:
    node's writer epoch before anything else, so that the next owner knows of it even if
    this one fails before starting;
 2. tails this node can recover at once are listed: its own, left on this disk by an
-   earlier tenure of this node (`<stream>/<partition>.tenure.json` says which), and those
-   other nodes have offered (storage_nodes/archive/tail_recovery.py);
+   earlier tenure of this node (`<stream>/<partition>.tenure.json` says which), those
+   whose tail copies it finds (replication `replica` or `object`, storage_nodes/copies:
+   its own replica files as the last owner's follower, and the object copies), and
+   those other nodes have offered (storage_nodes/archive/tail_recovery.py);
 3. the log starts over, empty, at the manifest's end (never below the last reservation),
    and the new tenure is written down beside it.
 The caller then begins its reservation at the offset returned.
@@ -16,6 +18,14 @@ Giving back a tail (`offer_leftover`): a node back from a crash, or stopped past
 lease, holds a log of a partition it no longer owns. Each pending tail of that log's
 tenure is uploaded and offered to the owner; once none is pending and a later tenure has
 reserved offsets (so that it has recorded its pending tails first), the log is deleted.
+A follower holding copies of a pending tail of a partition it does not own offers them
+the same way (`offer_replica`), and deletes copies nothing awaits.
+
+Copies used. A tenure's copies fill only that tenure's pending tail, and only at its
+offsets (below its reserved end): a fenced node's later copies are never read. Copies
+of the tail past the archive are all in one place (the copier archives before it moves
+them, storage_nodes/copies/copier.py), so a tail is filled from the first place that
+has any; where none has, it stays pending for the node that wrote it.
 """
 
 from __future__ import annotations
@@ -23,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import shutil
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,8 +42,11 @@ import orjson
 from storage_nodes.archive.manifest import Manifest, PendingTail
 from storage_nodes.archive.object_store import ObjectStoreError
 from storage_nodes.archive.tail_recovery import TailRecovery, records_of
+from storage_nodes.copies import batches, object_copies
+from storage_nodes.copies.replica_store import ReplicaStore
 from storage_nodes.local_node import LocalNode
 from storage_nodes.log.partition_log import PartitionLog
+from storage_nodes.log.record import Record
 from storage_nodes.node import ArchiveUnavailable
 
 log = logging.getLogger(__name__)
@@ -55,7 +69,11 @@ class Tenure:
 class Takeovers:
     """Not thread-safe; one event loop. The caller serialises calls per partition."""
 
-    def __init__(self, node: LocalNode, node_dir: Path) -> None:
+    def __init__(
+        self, node: LocalNode, node_dir: Path, *, replicas: ReplicaStore | None = None
+    ) -> None:
+        """`replicas`: the copies this node keeps as other owners' follower."""
+        self._replicas = replicas
         tiering = node.tiering
         if tiering is None or node.archive_reader is None:
             raise ValueError("a node of a cluster needs an archive")
@@ -90,6 +108,7 @@ class Takeovers:
                 self._manifests.update, stream_id, partition, writer_epoch, with_pending
             )
             await self._recover_own(stream_id, partition, manifest, writer_epoch)
+            await self._recover_copied(stream_id, partition, writer_epoch)
             merged = await asyncio.to_thread(
                 self._recovery.merge_offers, stream_id, partition, writer_epoch
             )
@@ -148,6 +167,57 @@ class Takeovers:
                 )
         finally:
             await partition_log.close()
+
+    async def _recover_copied(self, stream_id: str, partition: int, writer_epoch: int) -> None:
+        """Fills each pending tail from its tenure's copies: this node's replica files,
+        else the object copies; then deletes them."""
+        manifest = await asyncio.to_thread(self._node_archive_refresh, stream_id, partition)
+        store = self._manifests.store
+        for tail in manifest.pending:
+            tenure = (stream_id, partition, tail.lease_epoch)
+            found = [] if self._replicas is None else await self._replicas.records(tenure)
+            if not any(r.offset in tail for r in found):
+                found = await asyncio.to_thread(
+                    object_copies.records, store, stream_id, partition, tail.lease_epoch
+                )
+            if not any(r.offset in tail for r in found):
+                continue
+            entries = await self._recovery.segments_of(
+                stream_id, partition, tail, _iterate(found), writer_epoch
+            )
+            await asyncio.to_thread(
+                self._recovery.fill, stream_id, partition, tail, entries, writer_epoch
+            )
+            await asyncio.to_thread(
+                object_copies.delete_tenure, store, stream_id, partition, tail.lease_epoch
+            )
+            if self._replicas is not None:
+                await self._replicas.delete(tenure)
+
+    async def offer_replica(self, tenure: tuple[str, int, int], reserved_epoch: int) -> None:
+        """For copies this node keeps as a follower of a partition it does not own:
+        offers those of a pending tail to the owner (tail_recovery.py), and deletes
+        them once nothing awaits them (the tail filled, or its tenure over with nothing
+        pending, or the archive holding all of them). Raises ObjectStoreError."""
+        assert self._replicas is not None
+        stream_id, partition, epoch = tenure
+        manifest = await asyncio.to_thread(self._node_archive_refresh, stream_id, partition)
+        mine = [t for t in manifest.pending if t.lease_epoch == epoch]
+        if not mine:
+            archived = manifest.segments[-1].end_offset if manifest.segments else 0
+            if reserved_epoch > epoch or self._replicas.end_offset(tenure) <= archived:
+                await self._replicas.delete(tenure)
+            return
+        for tail in mine:
+            if await asyncio.to_thread(self._recovery.offered, stream_id, partition, tail):
+                continue
+            found = [r for r in await self._replicas.records(tenure) if r.offset in tail]
+            if not found:
+                continue
+            entries = await self._recovery.segments_of(
+                stream_id, partition, tail, _iterate(found), tail.lease_epoch
+            )
+            await asyncio.to_thread(self._recovery.offer, stream_id, partition, tail, entries)
 
     def _node_archive_refresh(self, stream_id: str, partition: int) -> Manifest:
         reader = self._node.archive_reader
@@ -209,6 +279,11 @@ class Takeovers:
 
     def _tenure_path(self, stream_id: str, partition: int) -> Path:
         return self._node.streams_dir / stream_id / f"{partition}.tenure.json"
+
+
+async def _iterate(records: list[Record]) -> AsyncIterator[Record]:
+    for record in batches.in_offset_order(records):
+        yield record
 
 
 def _read_tenure(path: Path) -> Tenure | None:

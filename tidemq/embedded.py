@@ -129,6 +129,7 @@ def gateway_app(
         data_dir,
         master_key=master_key,
         durability=settings.durability,
+        replication=settings.replication,
         public_url=settings.public_url,
         max_message_bytes=settings.max_message_bytes,
         archive=archive_options(settings),

@@ -14,6 +14,7 @@ from typing import Any, Literal, get_args
 from control_plane.redis_client import RedisUrlError, check_url
 from control_plane.text_rules import parse_int
 from storage_nodes.log.log_config import Durability
+from storage_nodes.node import Replication
 
 _ENV_PREFIX = "TIDEMQ_"
 
@@ -49,6 +50,9 @@ class Settings:
     # directory's master.key (tidemq/master_key.py).
     master_key: str | None = field(default=None, repr=False)
     durability: Durability = "fsync"
+    # New queues' and topics' `Replication` unless they name one: how a node of a cluster
+    # keeps their un-archived tail (docs/durability.md): none, replica or object.
+    replication: Replication = "none"
     # The largest MaximumMessageSize a queue may have: SQS's 1 MiB, or lower (1 KiB up).
     max_message_bytes: int = 1024 * 1024
     # The archive (docs/tiering.md): s3://bucket/prefix or file:///dir; None:
@@ -226,6 +230,7 @@ _SPECIAL: dict[str, Callable[[str, Any, str], Any]] = {
 # Settings that take one of a few words.
 _CHOICES: dict[str, tuple[str, ...]] = {
     "durability": get_args(Durability),
+    "replication": get_args(Replication),
     "log_format": get_args(LogFormat),
     "allocator": get_args(Allocator),
 }

@@ -36,7 +36,7 @@ from storage_nodes.archive.stores import S3Options, open_store
 from storage_nodes.archive.tiering import DAY_MS, Tiering, TieringConfig
 from storage_nodes.local_node import LocalNode
 from storage_nodes.log.log_config import DEFAULT_CONFIG, Durability, LogConfig
-from storage_nodes.node import Node
+from storage_nodes.node import Node, Replication
 from tidemq.cluster.presence import registered
 from tidemq.cluster.routing_node import RoutingNode
 from tidemq.settings import Settings
@@ -141,10 +141,12 @@ async def open_broker(
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     archive: ArchiveOptions | None = None,
     cluster: ClusterGateway | None = None,
+    replication: Replication = "none",
 ) -> AsyncIterator[tuple[Broker, ControlPlane]]:
     """Opens the control plane and the storage node, one clock for both, and the broker
     over them; closes them in reverse order. With `cluster`, the storage is the
-    cluster's nodes instead, reached over the network."""
+    cluster's nodes instead, reached over the network. `replication`: new queues' and
+    topics' default `Replication` (docs/durability.md)."""
     control = await ControlPlane.connect(redis_url, clock)
     storage: Node
     if cluster is None:
@@ -157,7 +159,7 @@ async def open_broker(
             timeout_ms=cluster.node_request_timeout_ms,
             attempt_timeout_ms=cluster.lease_ttl_ms,
         )
-    broker = Broker(control, storage, max_message_bytes)
+    broker = Broker(control, storage, max_message_bytes, default_replication=replication)
     try:
         yield broker, control
     finally:
@@ -183,6 +185,7 @@ def build_app(
     access_log: bool = False,
     admission: AdmissionLimits | None = None,
     cluster: ClusterGateway | None = None,
+    replication: Replication = "none",
 ) -> Starlette:
     """`master_key`: the key access-key secrets are sealed under (tidemq/master_key.py).
 
@@ -198,7 +201,8 @@ def build_app(
     token it asks for (gateway/app.py); `access_log`: a log record per request;
     `admission`: how many requests do work at once (gateway/admission.py).
 
-    `cluster`: a gateway of a cluster, with no storage of its own (ClusterGateway).
+    `cluster`: a gateway of a cluster, with no storage of its own (ClusterGateway);
+    `replication`: new queues' and topics' default `Replication` (docs/durability.md).
     """
     box = SecretBox(master_key)
     request_clock = auth_clock or SystemClock()
@@ -213,6 +217,7 @@ def build_app(
             max_message_bytes=max_message_bytes,
             archive=archive,
             cluster=cluster,
+            replication=replication,
         ) as (broker, control):
             app.state.broker = broker
             signing_key = await signing_keys.load_or_create(control.redis, master_key)

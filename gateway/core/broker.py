@@ -19,7 +19,12 @@ from control_plane.dispatch_cursors import DispatchCursors
 from control_plane.errors import PurgeQueueInProgress
 from control_plane.move_tasks import MoveTask, parse_handle
 from control_plane.plane import ControlPlane
-from control_plane.queue_attributes import MAX_MESSAGE_BYTES, integer_value, with_names_trimmed
+from control_plane.queue_attributes import (
+    MAX_MESSAGE_BYTES,
+    ReplicationMode,
+    integer_value,
+    with_names_trimmed,
+)
 from control_plane.queue_policy import allows
 from control_plane.queues import QueueInfo, check_queue_name
 from control_plane.subscriptions import SubscriptionInfo
@@ -71,8 +76,13 @@ class Broker:
         control: ControlPlane,
         storage: Node,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+        *,
+        default_replication: ReplicationMode = "none",
     ) -> None:
-        """`max_message_bytes`: the deployment's cap on any queue's MaximumMessageSize."""
+        """`max_message_bytes`: the deployment's cap on any queue's MaximumMessageSize;
+        `default_replication`: a new queue's or topic's `Replication` unless it names one
+        (TIDEMQ_REPLICATION)."""
+        self._default_replication: ReplicationMode = default_replication
         self._control = control
         self._storage = storage
         self.max_message_bytes = max_message_bytes
@@ -81,7 +91,9 @@ class Broker:
         self._move_tasks = MoveTaskRunner(self, control.move_tasks)
         # SNS's operations: topics, subscriptions, publishing (gateway/core/topics.py).
         self._governor = DispatchGovernor()
-        self.topics = Topics(control, storage, self._governor)
+        self.topics = Topics(
+            control, storage, self._governor, default_replication=default_replication
+        )
         # Pull subscriptions: consumed with the verbs above, and sought.
         self.pulls = PullSubscriptions(control, storage)
         self._dispatcher: Dispatcher | None = None
@@ -125,7 +137,9 @@ class Broker:
     ) -> QueueInfo:
         check_queue_name(name, attributes)  # before the deployment's cap, as SQS would
         self._check_attributes(attributes)
-        queue = await self._control.queues.create(account_id, name, attributes, tags)
+        queue = await self._control.queues.create(
+            account_id, name, attributes, tags, default_replication=self._default_replication
+        )
         await self._storage.create_stream(
             StreamDescriptor(
                 queue.stream_id, account_id, "queue", name, queue.partitions, queue.created_ms

@@ -89,7 +89,9 @@ class Publisher:
         their groups' partitions (gateway/core/partitioning.py); their (partition, offset)."""
         if not topic.fifo:
             partition = partitioning.batch_partition(topic.partitions)
-            base = await self._storage.append(topic.stream_id, partition, records)
+            base = await self._storage.append(
+                topic.stream_id, partition, records, replication=topic.replication
+            )
             return [(partition, base + i) for i in range(len(records))]
         by_partition: dict[int, list[int]] = {}
         for i, record in enumerate(records):
@@ -100,7 +102,9 @@ class Publisher:
 
         async def append(partition: int, indexes: list[int]) -> None:
             batch = [records[i] for i in indexes]
-            base = await self._storage.append(topic.stream_id, partition, batch)
+            base = await self._storage.append(
+                topic.stream_id, partition, batch, replication=topic.replication
+            )
             for k, i in enumerate(indexes):
                 places[i] = (partition, base + k)
 

@@ -284,7 +284,9 @@ class Receiver:
                 partition = group_partition(record.group_id, target.partitions)
             else:
                 partition = batch_partition(target.partitions)
-            offset = await self._storage.append(target.stream_id, partition, [moved])
+            offset = await self._storage.append(
+                target.stream_id, partition, [moved], replication=target.replication
+            )
             if target.fifo and record.group_id is not None:
                 entry = FifoEntry(offset, record.group_id, None, record.message_id, partition)
                 await self._control.deliveries.register_fifo(target.stream_id, [entry], 0)

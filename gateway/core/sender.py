@@ -56,7 +56,9 @@ class Sender:
             places = await self._append_by_group(queue, records)
         else:
             partition = partitioning.batch_partition(queue.partitions)
-            base = await self._storage.append(queue.stream_id, partition, records)
+            base = await self._storage.append(
+                queue.stream_id, partition, records, replication=queue.replication
+            )
             places = [(partition, base + i) for i in range(len(records))]
         counters = metrics.queues.of(queue.account_id, queue.name)
         counters.sent.inc(len(records))
@@ -94,7 +96,10 @@ class Sender:
 
         async def append(partition: int, indexes: list[int]) -> None:
             base = await self._storage.append(
-                queue.stream_id, partition, [records[i] for i in indexes]
+                queue.stream_id,
+                partition,
+                [records[i] for i in indexes],
+                replication=queue.replication,
             )
             for k, i in enumerate(indexes):
                 places[i] = (partition, base + k)

@@ -12,7 +12,13 @@ from collections.abc import Mapping
 
 import orjson
 
-from control_plane.queue_attributes import PARTITION_COUNT, PARTITIONS, integer_value
+from control_plane.queue_attributes import (
+    PARTITION_COUNT,
+    PARTITIONS,
+    REPLICATION,
+    REPLICATION_MODES,
+    integer_value,
+)
 from control_plane.topics import TopicInfo
 from gateway.core.delivery_policies import parse_topic_policy
 from gateway.core.errors import CoreError
@@ -34,9 +40,10 @@ CREATABLE = frozenset(
         "ArchivePolicy",
         "FifoThroughputScope",
         PARTITIONS,
+        REPLICATION,
     }
 )
-SETTABLE = CREATABLE - {"FifoTopic", PARTITIONS}
+SETTABLE = CREATABLE - {"FifoTopic", PARTITIONS, REPLICATION}
 _FIFO_ONLY = frozenset({"ContentBasedDeduplication", "ArchivePolicy", "FifoThroughputScope"})
 MAX_DISPLAY_NAME = 100
 MAX_POLICY_BYTES = 30 * 1024
@@ -70,6 +77,10 @@ def check_attributes(
             raise invalid(
                 f"{PARTITIONS}: a topic's partitions cannot be changed after it is created"
             )
+        if name == REPLICATION and not creating:
+            raise invalid(
+                f"{REPLICATION}: a topic's replication cannot be changed after it is created"
+            )
         if name not in allowed:
             raise invalid("AttributeName")
         if name in _FIFO_ONLY and not fifo:
@@ -87,6 +98,7 @@ _CHOICES = {
     "SignatureVersion": ("1", "2"),
     "TracingConfig": ("PassThrough", "Active"),
     "FifoThroughputScope": ("Topic", "MessageGroup"),
+    REPLICATION: REPLICATION_MODES,
 }
 _BOOLEANS = frozenset({"FifoTopic", "ContentBasedDeduplication"})
 

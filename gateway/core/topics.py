@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from control_plane.arns import is_subscription_id, parse_subscription_arn, parse_topic_arn
 from control_plane.plane import ControlPlane
+from control_plane.queue_attributes import ReplicationMode
 from control_plane.subscriptions import SubscriptionInfo
 from control_plane.topics import TopicInfo
 from gateway import metrics
@@ -62,7 +63,16 @@ def authorization_error(caller_account_id: str, action: str, arn: str) -> CoreEr
 
 
 class Topics:
-    def __init__(self, control: ControlPlane, storage: Node, governor: DispatchGovernor) -> None:
+    def __init__(
+        self,
+        control: ControlPlane,
+        storage: Node,
+        governor: DispatchGovernor,
+        *,
+        default_replication: ReplicationMode = "none",
+    ) -> None:
+        """`default_replication`: a new topic's `Replication` unless it names one."""
+        self._default_replication: ReplicationMode = default_replication
         self._control = control
         self._storage = storage
         self._publisher = Publisher(control, storage)
@@ -85,7 +95,9 @@ class Topics:
         if name.endswith(".fifo") and checked.get("FifoTopic") != "true":
             raise invalid("Topic Name")
         check_tags(tags)
-        topic, created = await self._control.topics.create(account_id, name, checked, tags)
+        topic, created = await self._control.topics.create(
+            account_id, name, checked, tags, default_replication=self._default_replication
+        )
         if created:
             await self._storage.create_stream(
                 StreamDescriptor(
@@ -143,6 +155,7 @@ class Topics:
             "SubscriptionsPending": str(counts["pending"]),
             "SubscriptionsDeleted": "0",
             "Partitions": "1",
+            "Replication": topic.replication,
             "EffectiveDeliveryPolicy": subscription_attributes.effective_topic_delivery_policy(
                 topic.attributes.get("DeliveryPolicy")
             ),

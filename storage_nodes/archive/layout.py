@@ -11,6 +11,10 @@
     <stream>/<partition>/tails/<base>-<end>.json     a failed tenure's pending tail,
                                                      recovered by another node than the
                                                      owner: its segments, to be listed
+    <stream>/<partition>/copies/<epoch>/<first>-<end>.copy
+                                                     a tail copy (replication `object`):
+                                                     record batches the tenure `epoch`
+                                                     acknowledged, not archived yet
     _names/<account>/<kind>/<name>/<created>-<stream>.json   a stream by its name
 
 Offsets and `created` (ms) are 20 zero-padded digits, so key order is number order; a
@@ -48,6 +52,28 @@ def tails_prefix(stream_id: str, partition: int) -> str:
 
 def tail_offer(stream_id: str, partition: int, base_offset: int, end_offset: int) -> str:
     return f"{tails_prefix(stream_id, partition)}{base_offset:020d}-{end_offset:020d}.json"
+
+
+def copies_prefix(stream_id: str, partition: int, lease_epoch: int | None = None) -> str:
+    """Every tail copy of the partition, or of one tenure's."""
+    tenure = "" if lease_epoch is None else f"{lease_epoch:020d}/"
+    return f"{stream_id}/{partition}/copies/{tenure}"
+
+
+def tail_copy(
+    stream_id: str, partition: int, lease_epoch: int, first_offset: int, end_offset: int
+) -> str:
+    prefix = copies_prefix(stream_id, partition, lease_epoch)
+    return f"{prefix}{first_offset:020d}-{end_offset:020d}.copy"
+
+
+def tail_copy_range(key: str) -> tuple[int, int] | None:
+    """The offsets `[first, end)` a tail copy's key names; None for another key."""
+    name = key.rsplit("/", 1)[-1]
+    first, _, end = name.removesuffix(".copy").partition("-")
+    if not (name.endswith(".copy") and first.isdigit() and end.isdigit()):
+        return None
+    return int(first), int(end)
 
 
 def segment_stem(stream_id: str, partition: int, base_offset: int, end_offset: int) -> str:

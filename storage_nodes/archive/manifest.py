@@ -83,13 +83,18 @@ class Manifest:
     writer_epoch: int
     segments: tuple[SegmentEntry, ...] = ()
     pending: tuple[PendingTail, ...] = ()  # sorted; none overlaps a segment
+    # The end of the last pending tail filled: a tail's offsets past its last record
+    # found are a gap, which the end must not fall back over (the next tenure's
+    # segments begin after the whole tail).
+    filled_end: int = 0
 
     @property
     def end_offset(self) -> int:
-        """One past the last offset the archive holds or awaits (0 if nothing)."""
+        """One past the last offset the archive holds, awaits, or skipped as a filled
+        tail's gap (0 if nothing)."""
         ends = [self.segments[-1].end_offset] if self.segments else [0]
         ends += [tail.end_offset for tail in self.pending]
-        return max(ends)
+        return max(*ends, self.filled_end)
 
     @property
     def readable_end_offset(self) -> int:
@@ -121,7 +126,8 @@ class Manifest:
                 raise ValueError(f"segment {entry.base_offset}-{entry.end_offset} is not in {tail}")
         segments = tuple(sorted((*self.segments, *entries), key=lambda s: s.base_offset))
         pending = tuple(t for t in self.pending if t != tail)
-        return replace(self, segments=segments, pending=pending)
+        filled_end = max(self.filled_end, tail.end_offset)
+        return replace(self, segments=segments, pending=pending, filled_end=filled_end)
 
     @property
     def start_offset(self) -> int:
@@ -160,6 +166,7 @@ class Manifest:
                     }
                     for t in self.pending
                 ],
+                "filled_end": self.filled_end,
             },
             option=orjson.OPT_INDENT_2,
         )
@@ -184,6 +191,7 @@ class Manifest:
                 int(raw["writer_epoch"]),
                 segments,
                 pending,
+                int(raw.get("filled_end", 0)),
             )
         except ManifestError:
             raise

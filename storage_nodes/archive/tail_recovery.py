@@ -2,10 +2,11 @@
 
 A pending tail (manifest.py) is filled with segments built from the records found for
 it: they are written into a scratch log under `<node dir>/recovery/` starting at the
-first record's offset (the records of one tenure are dense), sealed, and uploaded as
-ordinary segments, then listed in place of the pending tail. Offsets of the tail past
-the last record found become a gap: the failed tenure reserved them but gave them to
-no record.
+first record's offset, sealed, and uploaded as ordinary segments, then listed in place
+of the pending tail. A tenure's own log is dense; records found in its tail copies
+(storage_nodes/copies) may jump, and each run between jumps is a scratch log of its own.
+Offsets of the tail without a record found become a gap: the failed tenure reserved
+them but gave them to no acknowledged record.
 
 Two ways to list them, because only the partition's current owner may write its
 manifest (fencing):
@@ -68,44 +69,70 @@ class TailRecovery:
         writer_epoch: int,
     ) -> tuple[SegmentEntry, ...]:
         """Uploads the tail's records (offset order; those outside it are skipped) as
-        segments; () if none of them is in the tail. Raises ObjectStoreError."""
-        directory = self._work_dir / stream_id / str(partition) / str(tail.base_offset)
+        segments; () if none of them is in the tail. Where the records jump (copies
+        found of acknowledged appends, between which an append that was never
+        acknowledged left no copy), a new segment begins: the offsets between become a
+        gap. Raises ObjectStoreError."""
+        base = self._work_dir / stream_id / str(partition) / str(tail.base_offset)
+        entries: list[SegmentEntry] = []
         scratch: PartitionLog | None = None
         chunk: list[RecordIn] = []
+        runs = 0
         try:
             async for record in records:
                 if record.offset not in tail:
                     continue
-                if scratch is None:
-                    await asyncio.to_thread(start_log_at, directory, record.offset, 4096)
-                    scratch = await PartitionLog.open(directory, LogConfig(durability="none"))
-                if record.offset != scratch.end_offset + len(chunk):
-                    log.error(
-                        "%s/%d: the tail's records jump from %d to %d; recovered up to there",
+                if scratch is not None and record.offset < scratch.end_offset + len(chunk):
+                    continue  # a record found twice
+                if scratch is not None and record.offset != scratch.end_offset + len(chunk):
+                    log.info(
+                        "%s/%d: the tail's records jump from %d to %d: a gap between",
                         stream_id, partition, scratch.end_offset + len(chunk), record.offset,
                     )  # fmt: skip
-                    break
+                    sealing, scratch = scratch, None
+                    entries += await self._sealed(
+                        stream_id, partition, sealing, chunk, writer_epoch
+                    )
+                    chunk = []
+                if scratch is None:
+                    runs += 1
+                    directory = base / str(runs)
+                    await asyncio.to_thread(start_log_at, directory, record.offset, 4096)
+                    scratch = await PartitionLog.open(directory, LogConfig(durability="none"))
                 chunk.append(_record_in(record))
                 if len(chunk) >= _READ_RECORDS:
                     await scratch.append(chunk)
                     chunk = []
-            if scratch is None:
-                return ()
-            if chunk:
-                await scratch.append(chunk)
-            await scratch.roll()
-            entries = []
-            for segment in scratch.sealed_segments():
-                entries.append(
-                    await asyncio.to_thread(
-                        self._tiering.put_segment, stream_id, partition, segment, writer_epoch
-                    )
-                )
+            if scratch is not None:
+                sealing, scratch = scratch, None
+                entries += await self._sealed(stream_id, partition, sealing, chunk, writer_epoch)
             return tuple(entries)
         finally:
             if scratch is not None:
                 await scratch.close()
-            await asyncio.to_thread(shutil.rmtree, directory, ignore_errors=True)
+            await asyncio.to_thread(shutil.rmtree, base, ignore_errors=True)
+
+    async def _sealed(
+        self,
+        stream_id: str,
+        partition: int,
+        scratch: PartitionLog,
+        chunk: list[RecordIn],
+        writer_epoch: int,
+    ) -> list[SegmentEntry]:
+        """The scratch log's records (and `chunk`) uploaded as segments; closes it."""
+        try:
+            if chunk:
+                await scratch.append(chunk)
+            await scratch.roll()
+            return [
+                await asyncio.to_thread(
+                    self._tiering.put_segment, stream_id, partition, segment, writer_epoch
+                )
+                for segment in scratch.sealed_segments()
+            ]
+        finally:
+            await scratch.close()
 
     def fill(
         self,

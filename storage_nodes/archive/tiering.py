@@ -52,6 +52,9 @@ log = logging.getLogger(__name__)
 
 DAY_MS = 24 * 3600 * 1000
 STREAM_DESCRIPTOR = "stream.json"  # in a stream's local directory, as written by the node
+# A partition's archived end once a newer writer fenced this node off: nothing more of it
+# is uploaded from here.
+_FENCED_END = 1 << 62
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,6 +253,12 @@ class Tiering:
         await partition_log.roll()
         await self._upload(stream_id, partition, partition_log)
 
+    def archived_end(self, stream_id: str, partition: int) -> int:
+        """Where the archive's copy of the partition ends, as this node last wrote or
+        read it; 0 when it does not know (nothing uploaded yet, or fenced)."""
+        end = self._tiered_end.get((stream_id, partition), 0)
+        return end if 0 <= end < _FENCED_END else 0
+
     def writer_epoch(self, stream_id: str, partition: int) -> int:
         """The epoch this node's archive writes of the partition carry."""
         return self._writer_epoch(stream_id, partition)
@@ -276,7 +285,7 @@ class Tiering:
                 )
             except Fenced as exc:
                 log.error("archive %s: %s; this node stops tiering it", self.url, exc)
-                self._tiered_end[key] = 1 << 62
+                self._tiered_end[key] = _FENCED_END
                 return
             self._tiered_end[key] = manifest.end_offset
 

@@ -22,7 +22,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from storage_nodes.archive.tiering import TieringStatus
-from storage_nodes.node import Absence, NodeUnreachable, Record, RecordIn, StreamDescriptor
+from storage_nodes.node import (
+    Absence,
+    NodeUnreachable,
+    Record,
+    RecordIn,
+    Replication,
+    StreamDescriptor,
+)
 from storage_nodes.wire import frames
 from storage_nodes.wire.frames import FrameError, Op, Status
 
@@ -132,15 +139,27 @@ class NodeClient:
         epoch: int = 0,
         producer_id: str | None = None,
         sequence: int | None = None,
+        replication: Replication = "none",
     ) -> int:
         request = frames.Append(
             frames.Partition(stream_id, partition, epoch),
             producer_id or self.producer_id,
             self.next_sequence() if sequence is None else sequence,
             frames.wire_records(records),
+            replication,
         )
         offset: int = await self._call(Op.APPEND, request)
         return offset
+
+    async def replicate(
+        self, stream_id: str, partition: int, lease_epoch: int, batches: bytes, *, archived_end: int
+    ) -> None:
+        """Has the node keep a copy of appends of the tenure `lease_epoch` (its follower
+        side, storage_nodes/copies): returns once it is fsynced there."""
+        request = frames.Replicate(
+            frames.Partition(stream_id, partition, lease_epoch), archived_end, batches
+        )
+        await self._call(Op.REPLICATE, request)
 
     async def read_offsets(
         self, stream_id: str, partition: int, offsets: Sequence[int], *, epoch: int = 0

@@ -70,6 +70,7 @@ class Op(enum.IntEnum):
     TIERING_STATUS = 7
     PROBLEM = 8
     ABSENT = 9
+    REPLICATE = 10
 
 
 class Status(enum.IntEnum):
@@ -151,12 +152,26 @@ class Partition(msgspec.Struct, array_like=True, frozen=True):
 
 class Append(msgspec.Struct, array_like=True, frozen=True):
     """`producer_id` and `sequence` name the append for deduplication: a node that has
-    appended this producer's sequence already answers the first offset it gave."""
+    appended this producer's sequence already answers the first offset it gave.
+    `replication`: the stream's mode (storage_nodes.node.Replication), added after
+    version 1's first release, hence last and with a default."""
 
     target: Partition
     producer_id: str
     sequence: int
     records: list[WireRecord]
+    replication: str = "none"
+
+
+class Replicate(msgspec.Struct, array_like=True, frozen=True):
+    """An owner's copy of appends it made, for its follower to keep (docs/durability.md).
+    `target.epoch` is the owner's lease epoch (never 0); `batches` are record batches as
+    a segment holds them, at the offsets the owner gave; `archived_end` is where the
+    archive's copy of the partition ends, so that the follower drops what it covers."""
+
+    target: Partition
+    archived_end: int
+    batches: bytes
 
 
 class ReadOffsets(msgspec.Struct, array_like=True, frozen=True):
@@ -201,6 +216,7 @@ REQUEST_TYPES: Mapping[Op, type[Any]] = {
     Op.TIERING_STATUS: Partition,
     Op.PROBLEM: Empty,
     Op.ABSENT: ReadOffsets,
+    Op.REPLICATE: Replicate,
 }
 RESPONSE_TYPES: Mapping[Op, Any] = {
     Op.CREATE_STREAM: None,
@@ -212,6 +228,7 @@ RESPONSE_TYPES: Mapping[Op, Any] = {
     Op.TIERING_STATUS: TieringStatus | None,
     Op.PROBLEM: str | None,
     Op.ABSENT: AbsentOffsets,
+    Op.REPLICATE: None,
 }
 
 _ENCODER = msgspec.msgpack.Encoder()

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 from storage_nodes import metrics
 from storage_nodes.archive.tiering import TieringStatus
-from storage_nodes.node import Node, NodeError, RecordIn
+from storage_nodes.node import REPLICATION_MODES, Node, NodeError, RecordIn, Replication
 from storage_nodes.wire import frames
 from storage_nodes.wire.frames import FrameError, Op, Status
 from storage_nodes.wire.producer_sequences import ProducerSequences
@@ -53,6 +53,27 @@ class Ownership(Protocol):
         ...
 
 
+class Copies(Protocol):
+    """The owner's tail copies (storage_nodes/copies/copier.py)."""
+
+    async def copy(
+        self,
+        stream_id: str,
+        partition: int,
+        base_offset: int,
+        records: list[RecordIn],
+        mode: Replication,
+    ) -> None: ...
+
+
+class Replicas(Protocol):
+    """A follower's copies of other nodes' tails (storage_nodes/copies/replica_store.py)."""
+
+    async def write(
+        self, tenure: tuple[str, int, int], data: bytes, *, archived_end: int
+    ) -> None: ...
+
+
 class Unfenced:
     """Serves every partition: a node that is the only one (tests, a single node)."""
 
@@ -71,8 +92,16 @@ class NodeServer:
         *,
         sequences: ProducerSequences | None = None,
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+        copies: Copies | None = None,
+        replicas: Replicas | None = None,
     ) -> None:
+        """`copies`: the owner's tail copies, made before an append of a `replica` or
+        `object` stream is acknowledged (without: such appends are kept as `none`);
+        `replicas`: where this node keeps the copies it gets as a follower (without:
+        REPLICATE is refused)."""
         self._node = node
+        self._copies = copies
+        self._replicas = replicas
         self._ownership = ownership or Unfenced()
         self.sequences = sequences or ProducerSequences()
         self._max_in_flight = max_in_flight
@@ -186,25 +215,44 @@ class NodeServer:
             Op.DROP_STREAM: self._drop_stream,
             Op.PROBLEM: self._problem,
             Op.ABSENT: self._absent,
+            Op.REPLICATE: self._replicate,
         }
         return await handlers[op](request)
 
     async def _append(self, request: frames.Append) -> int:
         target = request.target
         await self._ownership.admit(target.stream_id, target.partition, target.epoch, write=True)
+        if request.replication not in REPLICATION_MODES:
+            raise ValueError(f"replication is one of {', '.join(REPLICATION_MODES)}")
+        mode: Replication = request.replication
         records = [frames.record_in(r) for r in request.records]
         return await self.sequences.append(
             target.stream_id,
             target.partition,
             request.producer_id,
             request.sequence,
-            lambda: self._append_covered(target.stream_id, target.partition, records),
+            lambda: self._append_covered(target.stream_id, target.partition, records, mode),
         )
 
-    async def _append_covered(self, stream_id: str, partition: int, records: list[RecordIn]) -> int:
-        offset = await self._node.append(stream_id, partition, records)
+    async def _append_covered(
+        self, stream_id: str, partition: int, records: list[RecordIn], mode: Replication
+    ) -> int:
+        """Appended to the log, its offsets reserved for this tenure, and copied as the
+        stream's replication mode says: then it may be acknowledged."""
+        offset = await self._node.append(stream_id, partition, records, replication=mode)
         await self._ownership.covered(stream_id, partition, offset + len(records))
+        if self._copies is not None and mode != "none":
+            await self._copies.copy(stream_id, partition, offset, records, mode)
         return offset
+
+    async def _replicate(self, request: frames.Replicate) -> None:
+        if self._replicas is None:
+            raise ValueError("this node keeps no copies of other nodes' tails")
+        target = request.target
+        if target.epoch < 1:
+            raise ValueError("a copy names the lease epoch of the tenure that made it")
+        tenure = (target.stream_id, target.partition, target.epoch)
+        await self._replicas.write(tenure, request.batches, archived_end=request.archived_end)
 
     async def _read_offsets(self, request: frames.ReadOffsets) -> list[frames.WireRecord]:
         target = await self._admit_read(request.target)

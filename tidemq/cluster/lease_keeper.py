@@ -58,6 +58,8 @@ from control_plane.leases import Lease, Leases
 from control_plane.offset_reservations import OffsetReservations
 from storage_nodes.archive.manifest import PendingTail
 from storage_nodes.archive.object_store import ObjectStoreError
+from storage_nodes.copies.copier import TailCopier
+from storage_nodes.copies.replica_store import ReplicaStore
 from storage_nodes.local_node import LocalNode
 from storage_nodes.node import NodeError, NotOwner, StorageUnavailable
 from storage_nodes.takeover import Takeovers
@@ -99,7 +101,13 @@ class LeaseKeeper:
         reservations: OffsetReservations,
         takeovers: Takeovers,
         monotonic_s: Callable[[], float] = time.monotonic,
+        replicas: ReplicaStore | None = None,
     ) -> None:
+        """`replicas`: the copies this node keeps as other owners' follower, offered or
+        deleted on each round (`recover_tails`). The owner's side, `copies`, is set
+        once made (it asks this object for the lease epochs)."""
+        self.copies: TailCopier | None = None
+        self._replicas = replicas
         self._leases = leases
         self._storage = storage
         self._reservations = reservations
@@ -127,6 +135,14 @@ class LeaseKeeper:
 
     def held(self) -> list[Lease]:
         return [held.lease for _, held in sorted(self._held.items())]
+
+    def current_epoch(self, stream_id: str, partition: int) -> int:
+        """The lease epoch held of the partition, by this node's clock; NotOwner if
+        none (the tail copies' fencing, storage_nodes/copies/copier.py)."""
+        held = self._current((stream_id, partition))
+        if held is None:
+            raise NotOwner(f"node {self.node_id} no longer holds {stream_id}/{partition}")
+        return held.lease.epoch
 
     async def admit(self, stream_id: str, partition: int, epoch: int, *, write: bool) -> None:
         key = (stream_id, partition)
@@ -326,6 +342,30 @@ class LeaseKeeper:
                 held.pending = await self._takeovers.merge_offers(*key)
             except ObjectStoreError as exc:
                 log.warning("listing the tails offered for %s/%d: %s", key[0], key[1], exc)
+        await self._tend_copies()
+
+    async def _tend_copies(self) -> None:
+        """The copies' round: the owner's (storage_nodes/copies/copier.py), then the
+        follower's, whose copies of a tenure it has not heard from for a TTL are
+        offered to the partition's owner, or deleted once nothing awaits them."""
+        if self.copies is not None:
+            try:
+                await self.copies.tend()
+            except (NodeError, ObjectStoreError) as exc:
+                log.warning("tail copies: %s", exc)
+        if self._replicas is None:
+            return
+        quiet_since_s = self._monotonic_s() - self._ttl_ms / 1000
+        for tenure, written_s in self._replicas.tenures():
+            if written_s > quiet_since_s:
+                continue
+            key = tenure[:2]
+            async with self._taking.setdefault(key, asyncio.Lock()):
+                try:
+                    reserved = await self._reservations.current(*key)
+                    await self._takeovers.offer_replica(tenure, reserved.lease_epoch)
+                except (ControlPlaneError, ObjectStoreError) as exc:
+                    log.warning("offering the copies of %s/%d: %s", key[0], key[1], exc)
 
     def start_rebalance(self, settled: Callable[[], Awaitable[None]]) -> None:
         """Hands over, in the background, the partitions held that the assignment over
@@ -382,6 +422,8 @@ class LeaseKeeper:
                 )
                 return
             self._forget(key)
+            if self.copies is not None:
+                await self.copies.ended(*key, archived=True)
         try:
             # Everything is archived: the next tenure starts right after, no gap.
             await self._reservations.trim(
@@ -412,6 +454,8 @@ class LeaseKeeper:
             try:
                 end_offset = await self._storage.end_offset(*key)
                 await self._storage.hand_over(*key, archive=True)
+                if self.copies is not None:
+                    await self.copies.ended(*key, archived=True)
                 # Everything is archived: the next tenure starts right after, no gap.
                 await self._reservations.trim(
                     key[0], key[1], self.node_id, held.lease.epoch, end_offset
@@ -435,6 +479,9 @@ class LeaseKeeper:
         async with self._taking.setdefault(key, asyncio.Lock()):
             if key in self._held:
                 return  # taken again meanwhile
+            if self.copies is not None:
+                # The lease is lost: its copies stay for the next owner.
+                await self.copies.ended(*key, archived=False)
             try:
                 await self._storage.hand_over(*key, archive=False)
             except NodeError as exc:

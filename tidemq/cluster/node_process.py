@@ -11,7 +11,8 @@ Then, every third of the lease TTL: heartbeat, list the live nodes (whom partiti
 assigned among), renew the leases held, hand over (in the background) those the
 assignment now gives a node that joined, offer the tails of logs left on this disk that
 it no longer owns (a node back from a crash) and list those offered for the partitions
-it owns (storage_nodes/takeover.py), publish this process's report.
+it owns (storage_nodes/takeover.py), tend the tail copies (storage_nodes/copies: offer
+or delete the copies it keeps as a follower), publish this process's report.
 
 SIGTERM or SIGINT, in this order: deregister (gateways and nodes stop assigning it
 partitions); refuse new requests and let those in progress finish, acknowledged; seal
@@ -32,12 +33,15 @@ from pathlib import Path
 
 import uvloop
 
+from control_plane.assignment import weight
 from control_plane.errors import ControlPlaneError
 from control_plane.leases import Leases
 from control_plane.membership import Membership
 from control_plane.offset_reservations import OffsetReservations
 from control_plane.plane import ControlPlane
 from control_plane.process_reports import ProcessReports
+from storage_nodes.copies.copier import TailCopier
+from storage_nodes.copies.replica_store import ReplicaStore
 from storage_nodes.takeover import Takeovers
 from storage_nodes.wire.producer_sequences import ProducerSequences
 from storage_nodes.wire.server import NodeServer
@@ -77,6 +81,10 @@ async def _serve(settings: Settings, redis_url: str) -> None:
         control, data_dir / "node", settings.durability, archive_options(settings)
     )
     await storage.start(open_on_disk=False)
+    tiering = storage.tiering
+    assert tiering is not None, "a node of a cluster has an archive"
+    replicas = ReplicaStore(data_dir / "node")
+    await replicas.load()
     sequences = ProducerSequences()
     keeper = LeaseKeeper(
         Leases(control.redis, control.clock),
@@ -86,9 +94,19 @@ async def _serve(settings: Settings, redis_url: str) -> None:
         next_writer_epoch=control.next_writer_epoch,
         sequences=sequences,
         reservations=OffsetReservations(control.redis, control.clock),
-        takeovers=Takeovers(storage, data_dir / "node"),
+        takeovers=Takeovers(storage, data_dir / "node", replicas=replicas),
+        replicas=replicas,
     )
-    server = NodeServer(storage, keeper, sequences=sequences)
+    copier = keeper.copies = TailCopier(
+        node_id,
+        tiering.manifests.store,
+        keeper,
+        archive=storage.archive_partition,
+        archived_end=tiering.archived_end,
+        weight=weight,
+        timeout_ms=ttl_ms,
+    )
+    server = NodeServer(storage, keeper, sequences=sequences, copies=copier, replicas=replicas)
     membership = Membership(control.redis, control.clock)
     reports = ProcessReports(control.redis)
     http = NodeHttp(
@@ -101,6 +119,9 @@ async def _serve(settings: Settings, redis_url: str) -> None:
         address = settings.node_address or f"{host}:{port}"
         http_host, http_port = await http.start()
         await membership.register(node_id, address, ttl_ms)
+        # Known from the start, not from the first tick: whom partitions are assigned
+        # among, and whom tail copies go to.
+        await _see_live_nodes(membership, keeper)
         await _report(reports, keeper, address)
         _print_banner(node_id, address, f"http://{http_host}:{http_port}", data_dir, redis_url)
         while not stop.is_set():
@@ -117,6 +138,7 @@ async def _serve(settings: Settings, redis_url: str) -> None:
     finally:
         await http.close()
         await server.close()
+        await copier.close()
         await storage.close()
         await control.close()
 
@@ -137,7 +159,7 @@ async def _tick(
             # already; it joins again as it is.
             log.warning("this node's registration had expired; registering again")
             await membership.register(node_id, address, ttl_ms)
-        keeper.set_live_nodes(node.node_id for node in await membership.live_nodes())
+        await _see_live_nodes(membership, keeper)
     except ControlPlaneError as exc:
         log.warning("membership: %s", exc)
     await keeper.renew_all()
@@ -147,6 +169,13 @@ async def _tick(
         await _report(reports, keeper, address)
     except ControlPlaneError as exc:
         log.warning("report: %s", exc)
+
+
+async def _see_live_nodes(membership: Membership, keeper: LeaseKeeper) -> None:
+    live = await membership.live_nodes()
+    keeper.set_live_nodes(node.node_id for node in live)
+    if keeper.copies is not None:
+        keeper.copies.set_live_nodes({node.node_id: node.address for node in live})
 
 
 async def _report(reports: ProcessReports, keeper: LeaseKeeper, address: str) -> None:

@@ -45,6 +45,7 @@ from storage_nodes.node import (
     NotOwner,
     Record,
     RecordIn,
+    Replication,
     StorageUnavailable,
     StreamDescriptor,
 )
@@ -84,7 +85,7 @@ class RoutingNode:
         self._nodes: dict[str, NodeInfo] = {}
         self._nodes_read_s = float("-inf")
         self._problem: str | None = None
-        self._appends = AppendBatches[tuple[str, int]](self._append_now)
+        self._appends = AppendBatches[tuple[str, int, Replication]](self._append_now)
 
     # -- Node ----------------------------------------------------------------------------
 
@@ -96,12 +97,22 @@ class RoutingNode:
                 lambda client, epoch: client.create_stream(descriptor),
             )
 
-    async def append(self, stream_id: str, partition: int, records: Sequence[RecordIn]) -> int:
-        return await self._appends.append((stream_id, partition), records)
+    async def append(
+        self,
+        stream_id: str,
+        partition: int,
+        records: Sequence[RecordIn],
+        *,
+        replication: Replication = "none",
+    ) -> int:
+        # The mode is part of the key: appends are coalesced only with others of the same.
+        return await self._appends.append((stream_id, partition, replication), records)
 
-    async def _append_now(self, key: tuple[str, int], records: Sequence[RecordIn]) -> int:
+    async def _append_now(
+        self, key: tuple[str, int, Replication], records: Sequence[RecordIn]
+    ) -> int:
         """One request: the records of the appends coalesced, under one sequence."""
-        stream_id, partition = key
+        stream_id, partition, replication = key
         sequence = next(self._sequences)
 
         async def send(client: NodeClient, epoch: int) -> int:
@@ -112,6 +123,7 @@ class RoutingNode:
                 epoch=epoch,
                 producer_id=self.producer_id,
                 sequence=sequence,
+                replication=replication,
             )
 
         return await self._call(stream_id, partition, send, repeat_on_same_node=True)

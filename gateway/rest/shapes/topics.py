@@ -14,8 +14,10 @@ TopicAttributes = Annotated[
     dict[str, str],
     Meta(
         description="SNS's topic attribute names and string values: DisplayName, Policy, "
-        "DeliveryPolicy, SignatureVersion, TracingConfig, KmsMasterKeyId and, for FIFO "
-        "topics, FifoTopic, ContentBasedDeduplication, FifoThroughputScope, ArchivePolicy.",
+        "DeliveryPolicy, SignatureVersion, TracingConfig, KmsMasterKeyId, Partitions and "
+        "Replication (TideMQ's, fixed at creation: 1 to 64; none, replica or object) "
+        "and, for FIFO topics, FifoTopic, ContentBasedDeduplication, FifoThroughputScope, "
+        "ArchivePolicy.",
         examples=[{"DisplayName": "News"}],
     ),
 ]

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from storage_nodes.copies import batches
+from storage_nodes.copies.replica_store import ReplicaStore
 from storage_nodes.local_node import LocalNode
 from storage_nodes.node import (
     Absence,
@@ -236,3 +238,48 @@ async def test_an_unreachable_node_and_a_broken_connection(serve: Serve) -> None
 async def _read_frame(reader: asyncio.StreamReader) -> tuple[frames.Header, bytes]:
     header = frames.decode_header(await reader.readexactly(frames.HEADER.size))
     return header, await reader.readexactly(header.length)
+
+
+async def test_replicate_keeps_a_copy_where_the_node_keeps_replicas(
+    serve: Serve, tmp_path: Path
+) -> None:
+    _, without = await serve()
+    client = NodeClient(without)
+    copy = batches.encode(5, [_record(b"copied")])
+    with pytest.raises(ValueError, match="keeps no copies"):
+        await client.replicate("s1", 0, 3, copy, archived_end=0)
+    await client.close()
+
+    replicas = ReplicaStore(tmp_path / "follower")
+    server = NodeServer(LocalNode(tmp_path / "follower"), replicas=replicas)
+    host, port = await server.start("127.0.0.1", 0)
+    follower = NodeClient(f"{host}:{port}")
+    try:
+        await follower.replicate("s1", 0, 3, copy, archived_end=0)
+        assert [(r.offset, r.body) for r in await replicas.records(("s1", 0, 3))] == [
+            (5, b"copied")
+        ]
+        with pytest.raises(ValueError, match="batch"):
+            await follower.replicate("s1", 0, 3, copy[:-1], archived_end=0)
+        with pytest.raises(ValueError, match="lease epoch"):
+            await follower.replicate("s1", 0, 0, copy, archived_end=0)
+        assert len(await replicas.records(("s1", 0, 3))) == 1  # nothing more written
+    finally:
+        await follower.close()
+        await server.close()
+
+
+async def test_an_append_names_its_replication_with_none_by_default(serve: Serve) -> None:
+    _, address = await serve()
+    client = NodeClient(address)
+    # An append of a client from before the field: decoded with `none`.
+    older = frames.encode_payload(
+        [frames.Partition("s1", 0), "p", 1, frames.wire_records([_record(b"old")])]
+    )
+    assert frames.decode_request(Op.APPEND, older).replication == "none"
+    # A node without copies to make (tidemq up's) appends whatever the mode.
+    assert await client.append("s1", 0, [_record(b"x")], replication="replica") == 0
+    bad = frames.Append(frames.Partition("s1", 0), "p", 2, [], "twice")
+    with pytest.raises(ValueError, match="replication is one of none, replica, object"):
+        await client._call(Op.APPEND, bad)
+    await client.close()

@@ -8,6 +8,7 @@ from pathlib import Path
 from control_plane.leases import Leases
 from control_plane.offset_reservations import OffsetReservations
 from control_plane.plane import ControlPlane
+from storage_nodes.copies.replica_store import ReplicaStore
 from storage_nodes.local_node import LocalNode
 from storage_nodes.takeover import Takeovers
 from storage_nodes.wire.producer_sequences import ProducerSequences
@@ -29,8 +30,11 @@ def lease_keeper(
     node_id: str,
     ttl_ms: int,
     node_dir: Path,
+    *,
+    replicas: ReplicaStore | None = None,
     **options: object,
 ) -> LeaseKeeper:
+    """`replicas`: the node's copies as a follower, for its takeovers and its rounds."""
     return LeaseKeeper(
         Leases(plane.redis, plane.clock),
         storage,
@@ -39,6 +43,7 @@ def lease_keeper(
         next_writer_epoch=plane.next_writer_epoch,
         sequences=options.pop("sequences", None) or ProducerSequences(),  # type: ignore[arg-type]
         reservations=OffsetReservations(plane.redis, plane.clock),
-        takeovers=Takeovers(storage, node_dir),
+        takeovers=Takeovers(storage, node_dir, replicas=replicas),
+        replicas=replicas,
         **options,  # type: ignore[arg-type]
     )

@@ -956,7 +956,7 @@ export interface components {
         /** SetQueueAttributes */
         SetQueueAttributes: {
             /**
-             * @description SQS's queue attribute names and string values, with SQS's ranges: DelaySeconds, MaximumMessageSize, MessageRetentionPeriod, ReceiveMessageWaitTimeSeconds, VisibilityTimeout, RedrivePolicy, RedriveAllowPolicy, Policy, Partitions (TideMQ's: 1 to 64, fixed at creation) and, for FIFO queues, FifoQueue, ContentBasedDeduplication, DeduplicationScope, FifoThroughputLimit.
+             * @description SQS's queue attribute names and string values, with SQS's ranges: DelaySeconds, MaximumMessageSize, MessageRetentionPeriod, ReceiveMessageWaitTimeSeconds, VisibilityTimeout, RedrivePolicy, RedriveAllowPolicy, Policy, Partitions (TideMQ's: 1 to 64, fixed at creation), Replication (TideMQ's: none, replica or object, fixed at creation; the deployment's TIDEMQ_REPLICATION by default) and, for FIFO queues, FifoQueue, ContentBasedDeduplication, DeduplicationScope, FifoThroughputLimit.
              * @example {
              *       "VisibilityTimeout": "60"
              *     }
@@ -980,7 +980,7 @@ export interface components {
         /** SetTopicAttributes */
         SetTopicAttributes: {
             /**
-             * @description SNS's topic attribute names and string values: DisplayName, Policy, DeliveryPolicy, SignatureVersion, TracingConfig, KmsMasterKeyId and, for FIFO topics, FifoTopic, ContentBasedDeduplication, FifoThroughputScope, ArchivePolicy.
+             * @description SNS's topic attribute names and string values: DisplayName, Policy, DeliveryPolicy, SignatureVersion, TracingConfig, KmsMasterKeyId, Partitions and Replication (TideMQ's, fixed at creation: 1 to 64; none, replica or object) and, for FIFO topics, FifoTopic, ContentBasedDeduplication, FifoThroughputScope, ArchivePolicy.
              * @example {
              *       "DisplayName": "News"
              *     }

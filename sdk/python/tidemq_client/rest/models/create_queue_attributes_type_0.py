@@ -13,8 +13,9 @@ T = TypeVar("T", bound="CreateQueueAttributesType0")
 class CreateQueueAttributesType0:
     """SQS's queue attribute names and string values, with SQS's ranges: DelaySeconds, MaximumMessageSize,
     MessageRetentionPeriod, ReceiveMessageWaitTimeSeconds, VisibilityTimeout, RedrivePolicy, RedriveAllowPolicy, Policy,
-    Partitions (TideMQ's: 1 to 64, fixed at creation) and, for FIFO queues, FifoQueue, ContentBasedDeduplication,
-    DeduplicationScope, FifoThroughputLimit.
+    Partitions (TideMQ's: 1 to 64, fixed at creation), Replication (TideMQ's: none, replica or object, fixed at
+    creation; the deployment's TIDEMQ_REPLICATION by default) and, for FIFO queues, FifoQueue,
+    ContentBasedDeduplication, DeduplicationScope, FifoThroughputLimit.
 
     """
 

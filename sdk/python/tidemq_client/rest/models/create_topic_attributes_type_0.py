@@ -12,7 +12,8 @@ T = TypeVar("T", bound="CreateTopicAttributesType0")
 @_attrs_define
 class CreateTopicAttributesType0:
     """SNS's topic attribute names and string values: DisplayName, Policy, DeliveryPolicy, SignatureVersion, TracingConfig,
-    KmsMasterKeyId and, for FIFO topics, FifoTopic, ContentBasedDeduplication, FifoThroughputScope, ArchivePolicy.
+    KmsMasterKeyId, Partitions and Replication (TideMQ's, fixed at creation: 1 to 64; none, replica or object) and, for
+    FIFO topics, FifoTopic, ContentBasedDeduplication, FifoThroughputScope, ArchivePolicy.
 
     """
 

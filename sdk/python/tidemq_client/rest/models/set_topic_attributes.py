@@ -17,8 +17,9 @@ class SetTopicAttributes:
     """
     Attributes:
         attributes (SetTopicAttributesAttributes): SNS's topic attribute names and string values: DisplayName, Policy,
-            DeliveryPolicy, SignatureVersion, TracingConfig, KmsMasterKeyId and, for FIFO topics, FifoTopic,
-            ContentBasedDeduplication, FifoThroughputScope, ArchivePolicy.
+            DeliveryPolicy, SignatureVersion, TracingConfig, KmsMasterKeyId, Partitions and Replication (TideMQ's, fixed at
+            creation: 1 to 64; none, replica or object) and, for FIFO topics, FifoTopic, ContentBasedDeduplication,
+            FifoThroughputScope, ArchivePolicy.
     """
 
     attributes: SetTopicAttributesAttributes
