@@ -27,6 +27,7 @@ def test_the_cluster_settings_are_known() -> None:
         "TIDEMQ_NODE_REQUEST_TIMEOUT_MS",
         "TIDEMQ_MASTER_KEY",
         "TIDEMQ_LOG_FORMAT",
+        "TIDEMQ_REPLICATION",
     } <= known_names()
 
 

@@ -180,6 +180,7 @@ module "gateway" {
   # The nodes' and the gateways' lease TTL must agree.
   lease_ttl_ms            = module.storage_nodes.lease_ttl_ms
   node_request_timeout_ms = var.node_request_timeout_ms
+  replication             = var.replication
   redis_url_secret_arn    = module.control_plane.connection_secret_arn
   master_key_secret       = { secret_arn = aws_secretsmanager_secret.gateway_credentials.arn, json_key = "master_key" }
   secrets = {

@@ -113,6 +113,17 @@ variable "lease_ttl_ms" {
   }
 }
 
+variable "replication" {
+  description = "TIDEMQ_REPLICATION of the gateways: the Replication of new queues and topics that do not name one (none, replica or object; docs/durability.md)."
+  type        = string
+  default     = "replica"
+
+  validation {
+    condition     = contains(["none", "replica", "object"], var.replication)
+    error_message = "replication must be none, replica or object."
+  }
+}
+
 variable "node_request_timeout_ms" {
   description = "TIDEMQ_NODE_REQUEST_TIMEOUT_MS of the gateways: how long a request waits for a node (across a partition's move to a new owner) before it is answered 503."
   type        = number

@@ -28,6 +28,7 @@ locals {
       TIDEMQ_DATA_DIR                = local.data_dir
       TIDEMQ_LEASE_TTL_MS            = tostring(var.lease_ttl_ms)
       TIDEMQ_NODE_REQUEST_TIMEOUT_MS = tostring(var.node_request_timeout_ms)
+      TIDEMQ_REPLICATION             = var.replication
       # One JSON object per line into CloudWatch Logs (docs/operations.md).
       TIDEMQ_LOG_FORMAT = "json"
     },

@@ -355,6 +355,17 @@ variable "lease_ttl_ms" {
   }
 }
 
+variable "replication" {
+  description = "TIDEMQ_REPLICATION: how a new queue's or topic's un-archived tail is kept when its create does not name a Replication attribute: none (on its node's disk only), replica (fsynced by a follower node too) or object (written to the object store) before a send is acknowledged (docs/durability.md)."
+  type        = string
+  default     = "none"
+
+  validation {
+    condition     = contains(["none", "replica", "object"], var.replication)
+    error_message = "replication must be none, replica or object."
+  }
+}
+
 variable "node_request_timeout_ms" {
   description = "TIDEMQ_NODE_REQUEST_TIMEOUT_MS: how long a request may wait for a node, across retries (a partition's new owner after a node is lost), before it is answered 503, which the AWS SDKs retry. At least lease_ttl_ms rides out a lost node without a 503; it must stay below the load balancer's idle timeout."
   type        = number
@@ -416,10 +427,10 @@ variable "environment" {
       for key, value in var.environment :
       can(regex("^TIDEMQ_[A-Z0-9_]+$", key)) && !contains([
         "TIDEMQ_HOST", "TIDEMQ_PORT", "TIDEMQ_DATA_DIR", "TIDEMQ_REDIS_URL", "TIDEMQ_MASTER_KEY", "TIDEMQ_PUBLIC_URL",
-        "TIDEMQ_LEASE_TTL_MS", "TIDEMQ_NODE_REQUEST_TIMEOUT_MS", "TIDEMQ_LOG_FORMAT",
+        "TIDEMQ_LEASE_TTL_MS", "TIDEMQ_NODE_REQUEST_TIMEOUT_MS", "TIDEMQ_LOG_FORMAT", "TIDEMQ_REPLICATION",
       ], key)
     ])
-    error_message = "environment keys must be TIDEMQ_* settings other than those the module derives: TIDEMQ_HOST, TIDEMQ_PORT, TIDEMQ_DATA_DIR, TIDEMQ_REDIS_URL, TIDEMQ_MASTER_KEY, TIDEMQ_PUBLIC_URL, TIDEMQ_LEASE_TTL_MS, TIDEMQ_NODE_REQUEST_TIMEOUT_MS and TIDEMQ_LOG_FORMAT."
+    error_message = "environment keys must be TIDEMQ_* settings other than those the module derives: TIDEMQ_HOST, TIDEMQ_PORT, TIDEMQ_DATA_DIR, TIDEMQ_REDIS_URL, TIDEMQ_MASTER_KEY, TIDEMQ_PUBLIC_URL, TIDEMQ_LEASE_TTL_MS, TIDEMQ_NODE_REQUEST_TIMEOUT_MS, TIDEMQ_LOG_FORMAT and TIDEMQ_REPLICATION."
   }
 }
 
