@@ -187,16 +187,32 @@ class Dispatcher:
             position = await self._cursors.position(subscription.id, partition)
             if position >= end:
                 continue
-            upto = min(end, position + BATCH_RECORDS)
-            found = await self._storage.read_offsets(stream_id, partition, range(position, upto))
+            offsets = range(position, min(end, position + BATCH_RECORDS))
+            found = await self._storage.read_offsets(stream_id, partition, offsets)
+            upto = await self._available_upto(stream_id, partition, offsets, found)
+            if upto == position:
+                continue  # its next record is unavailable for now: tried again next round
             topic = await self._control.topics.get(subscription.account_id, subscription.topic_name)
-            records = await self._first_sends(topic, partition, [found[o] for o in sorted(found)])
+            readable = [found[o] for o in sorted(found) if o < upto]
+            records = await self._first_sends(topic, partition, readable)
             records = [r for r in records if self._filters.matches(subscription, r)]
             if records:
                 await self._send_to_queue(subscription, topic, records)
             await self._cursors.advance(subscription.id, self._owner, partition, position, upto)
             delivered = True
         return delivered
+
+    async def _available_upto(
+        self, stream_id: str, partition: int, offsets: range, found: dict[int, Record]
+    ) -> int:
+        """Where the subscription may move its cursor to: the end of `offsets`, or the
+        first of them whose record is unavailable for now (on the un-archived tail of a
+        node that failed: docs/cluster.md), which must not be passed over as gone."""
+        if len(found) == len(offsets):
+            return offsets.stop
+        missing = [o for o in offsets if o not in found]
+        absence = await self._storage.absent(stream_id, partition, missing)
+        return min(absence.unavailable, default=offsets.stop)
 
     async def _first_sends(
         self, topic: TopicInfo, partition: int, records: list[Record]

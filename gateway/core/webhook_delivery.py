@@ -27,7 +27,7 @@ from control_plane.topics import TopicInfo
 from gateway.core import fanout, notifications
 from gateway.core.delivery_policies import EffectiveDeliveryPolicy
 from gateway.core.envelopes import Envelopes
-from gateway.core.receiver import log_ends
+from gateway.core.receiver import UNAVAILABLE_RETRY_MS, log_ends
 from gateway.core.retry_schedules import retry_delay_s
 from gateway.core.subscription_attributes import effective_policy
 from gateway.core.webhooks import Webhooks, webhook_headers
@@ -135,16 +135,27 @@ class WebhookDelivery:
         )
         if not claim:
             return False
-        found = await self._records(topic, claim.deliveries + claim.dead_letters)
-        given_up = [found[d.member] for d in claim.dead_letters if d.member in found]
+        claimed = claim.deliveries + claim.dead_letters
+        found = await self._records(topic, claimed)
+        unavailable = await self._unavailable(topic, claimed, found)
+        if unavailable:
+            # Neither attempted nor given up as gone: the record is on the tail of a node
+            # that failed, readable once it is recovered (docs/cluster.md).
+            retry_ms = self._control.clock.now_ms() + UNAVAILABLE_RETRY_MS
+            for delivery in unavailable:
+                await self._control.deliveries.defer(delivery, retry_ms)
+        waiting = {d.member for d in unavailable}
+        dead_letters = [d for d in claim.dead_letters if d.member not in waiting]
+        given_up = [found[d.member] for d in dead_letters if d.member in found]
         if given_up:
             await self._dead_letter(subscription, topic, given_up)
-        for dead in claim.dead_letters:
+        for dead in dead_letters:
             await self._control.deliveries.remove(dead, "dead_lettered")
         await asyncio.gather(
             *(
                 self._attempt(topic, subscription, policy, d, found.get(d.member))
                 for d in claim.deliveries
+                if d.member not in waiting
             )
         )
         throttle = policy.throttle
@@ -163,6 +174,21 @@ class WebhookDelivery:
             records = await self._storage.read_offsets(topic.stream_id, partition, sorted(offsets))
             found.update({f"{partition}:{offset}": r for offset, r in records.items()})
         return found
+
+    async def _unavailable(
+        self, topic: TopicInfo, claimed: list[Delivery], found: dict[str, Record]
+    ) -> list[Delivery]:
+        """The claimed deliveries whose record is missing but only unavailable for now;
+        the node is asked only when a record is missing."""
+        missing = [d for d in claimed if d.member not in found]
+        by_partition: dict[int, list[int]] = {}
+        for delivery in missing:
+            by_partition.setdefault(delivery.partition, []).append(delivery.offset)
+        unavailable: set[tuple[int, int]] = set()
+        for partition, offsets in by_partition.items():
+            absence = await self._storage.absent(topic.stream_id, partition, offsets)
+            unavailable |= {(partition, offset) for offset in absence.unavailable}
+        return [d for d in missing if (d.partition, d.offset) in unavailable]
 
     async def _attempt(
         self,
