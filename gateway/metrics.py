@@ -37,6 +37,17 @@ MULTIPROC_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
 DEFAULT_MAX_QUEUES = 1_000
 OTHER = "_other"  # the label value of the series past the cap
 
+# -- partitions down (core; docs/cluster.md) --------------------------------------------
+
+PARTITIONS_PASSED_OVER = Counter(
+    "tidemq_partitions_passed_over",
+    "Standard sends and publishes that went to another partition: the one tried was down.",
+)
+PARTITIONS_LEFT_OUT = Counter(
+    "tidemq_partitions_left_out",
+    "Partitions a receive or a topic's delivery round left out for now: they were down.",
+)
+
 # -- per queue (core) -------------------------------------------------------------------
 
 _QUEUE = ("account", "queue")

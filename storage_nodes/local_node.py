@@ -124,6 +124,7 @@ class LocalNode:
         records: Sequence[RecordIn],
         *,
         replication: Replication = "none",
+        wait: bool = True,
     ) -> int:
         """Appends durably (per the log's policy); returns the first record's offset.
         `replication` is not this object's to act on: a node of a cluster copies the
@@ -184,7 +185,7 @@ class LocalNode:
         return f"the last write failed ({self._write_failure}); {free_bytes} bytes free"
 
     async def read_offsets(
-        self, stream_id: str, partition: int, offsets: Sequence[int]
+        self, stream_id: str, partition: int, offsets: Sequence[int], *, wait: bool = True
     ) -> dict[int, Record]:
         partition_log = await self._log(stream_id, partition)
         try:
@@ -270,9 +271,14 @@ class LocalNode:
         except ObjectStoreError as exc:
             raise ArchiveUnavailable(f"the archive cannot be read now: {exc}") from exc
 
-    async def end_offset(self, stream_id: str, partition: int) -> int:
+    async def end_offset(self, stream_id: str, partition: int, *, wait: bool = True) -> int:
         """The next offset the partition will assign: every offset below it is durable."""
         return (await self._log(stream_id, partition)).end_offset
+
+    def partitions_down(self, stream_id: str, partitions: int) -> frozenset[int]:
+        """None: the partitions are in this process, served while it runs (`wait` is
+        moot here for the same reason)."""
+        return frozenset()
 
     async def drop_stream(self, stream_id: str) -> None:
         """Closes and deletes every partition of a stream (after its queue was deleted);

@@ -11,7 +11,9 @@ deletion), `StorageUnavailable` (its disk failed: full, say), `DiskBudgetExceede
 (appends refused until tiering frees local disk) and `ArchiveUnavailable` (a read of
 archived records while the object store is down). A node reached over the network
 (storage_nodes/wire) also raises `NotOwner` (it does not hold the partition's lease, so
-it refused the request before doing anything) and `NodeUnreachable` (no answer).
+it refused the request before doing anything) and `NodeUnreachable` (no answer). A
+request made with `wait=False` raises `PartitionDown` instead of waiting for a partition
+that no node serves now, and only when the request certainly was not carried out.
 
     NodeError
     ├── StreamDropped
@@ -19,7 +21,13 @@ it refused the request before doing anything) and `NodeUnreachable` (no answer).
     ├── DiskBudgetExceeded
     ├── ArchiveUnavailable
     ├── NotOwner
-    └── NodeUnreachable        .sent: the request may have reached the node
+    ├── NodeUnreachable        .sent: the request may have reached the node
+    └── PartitionDown          nothing was done: an append may go to another partition
+
+Availability: `partitions_down` names the partitions of a stream known not to be served
+right now (their node unreachable, or no live node serving them), without asking
+anything: a standard queue sends elsewhere, a receive leaves them out for now. A node in
+the gateway's own process (`tidemq up`) is never down, and names none.
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ __all__ = [
     "NodeError",
     "NodeUnreachable",
     "NotOwner",
+    "PartitionDown",
     "Record",
     "RecordIn",
     "Replication",
@@ -100,6 +109,12 @@ class NodeUnreachable(NodeError):
         self.sent = sent
 
 
+class PartitionDown(NodeError):
+    """The partition cannot be served now (its node cannot be reached, or no live node
+    serves it), and the request, made with `wait=False`, was not carried out: an append
+    was certainly not written, so it may go to another partition of the stream at once."""
+
+
 @dataclass(frozen=True, slots=True)
 class Absence:
     """Why offsets a read did not return are absent (the rest are gone for good:
@@ -139,15 +154,22 @@ class Node(Protocol):
         records: Sequence[RecordIn],
         *,
         replication: Replication = "none",
+        wait: bool = True,
     ) -> int:
         """Appends durably (per the log's policy, and copied as `replication` says
-        where the node has copies to make); returns the first record's offset."""
+        where the node has copies to make); returns the first record's offset.
+
+        `wait` False: where the partition is down and the append certainly was not
+        written, raise PartitionDown at once rather than wait for a node to serve it
+        (an append that may have been written is still waited for, never repeated
+        elsewhere)."""
         ...
 
     async def read_offsets(
-        self, stream_id: str, partition: int, offsets: Sequence[int]
+        self, stream_id: str, partition: int, offsets: Sequence[int], *, wait: bool = True
     ) -> dict[int, Record]:
-        """The records at these offsets that the partition holds, locally or archived."""
+        """The records at these offsets that the partition holds, locally or archived.
+        `wait` False: PartitionDown rather than a wait while the partition is down."""
         ...
 
     async def absent(self, stream_id: str, partition: int, offsets: Sequence[int]) -> Absence:
@@ -155,8 +177,14 @@ class Node(Protocol):
         for now and which were never written (offsets are not dense across failovers)."""
         ...
 
-    async def end_offset(self, stream_id: str, partition: int) -> int:
-        """The next offset the partition will assign: every offset below it is durable."""
+    async def end_offset(self, stream_id: str, partition: int, *, wait: bool = True) -> int:
+        """The next offset the partition will assign: every offset below it is durable.
+        `wait` False: PartitionDown rather than a wait while the partition is down."""
+        ...
+
+    def partitions_down(self, stream_id: str, partitions: int) -> frozenset[int]:
+        """Which of the stream's `partitions` are known not to be served now, from what
+        the node already knows (no request is made)."""
         ...
 
     async def offset_for_time(self, stream_id: str, partition: int, timestamp_ms: int) -> int:

@@ -8,10 +8,16 @@ numbers FIFO messages are known by.
   has no pathological interleavings (a process-wide round-robin counter shared by two
   queues sent to in turn would put all of one queue's batches in the same partitions).
   Over many batches the spread is even; a receive takes from every partition anyway.
+  Partitions the node layer knows to be down (their node unreachable: `Node.
+  partitions_down`) are passed over, and a batch whose partition turns out to be down
+  before anything of it was written goes at once to another (`append_anywhere`), as
+  Kafka's producers place keyless records among the partitions that are available. Only
+  when every partition is down does a batch wait for its own.
 - **FIFO** queues and topics: a message group always goes to the same partition, chosen
   by a stable hash of the group id (CRC-32, the same in every process and release), so
   the group's messages keep their order in one log. A batch with several groups is split
-  into one append per partition.
+  into one append per partition. A group's partition is waited for while it is down:
+  order matters more than availability.
 
 The partition count of a queue or topic is fixed at creation (its `Partitions`
 attribute), so a group never moves.
@@ -26,10 +32,12 @@ from __future__ import annotations
 
 import random
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from control_plane.queue_attributes import PARTITION_COUNT, PARTITIONS
+from gateway import metrics
 from gateway.core.errors import CoreError
+from storage_nodes.node import Node, PartitionDown, RecordIn, Replication
 
 MAX_PARTITIONS = PARTITION_COUNT.high
 
@@ -46,6 +54,35 @@ def batch_partition(partitions: int) -> int:
     if partitions == 1:
         return 0
     return random.randrange(partitions)
+
+
+async def append_anywhere(
+    storage: Node,
+    stream_id: str,
+    partitions: int,
+    records: Sequence[RecordIn],
+    replication: Replication,
+) -> tuple[int, int]:
+    """Appends a standard queue's or topic's batch to one partition, at random among
+    those not down, trying the next at once when one turns out to be down (nothing was
+    written there); (partition, first offset). The last candidate is waited for."""
+    if partitions == 1:
+        return 0, await storage.append(stream_id, 0, records, replication=replication)
+    down = storage.partitions_down(stream_id, partitions)
+    candidates = [p for p in range(partitions) if p not in down]
+    random.shuffle(candidates)
+    while len(candidates) > 1:
+        partition = candidates.pop()
+        try:
+            offset = await storage.append(
+                stream_id, partition, records, replication=replication, wait=False
+            )
+        except PartitionDown:
+            metrics.PARTITIONS_PASSED_OVER.inc()
+            continue
+        return partition, offset
+    partition = candidates[0] if candidates else batch_partition(partitions)
+    return partition, await storage.append(stream_id, partition, records, replication=replication)
 
 
 def sequence_number(partition: int, offset: int, partitions: int) -> str:

@@ -88,9 +88,8 @@ class Publisher:
         """Appends the records, a standard topic's to one partition, a FIFO topic's to
         their groups' partitions (gateway/core/partitioning.py); their (partition, offset)."""
         if not topic.fifo:
-            partition = partitioning.batch_partition(topic.partitions)
-            base = await self._storage.append(
-                topic.stream_id, partition, records, replication=topic.replication
+            partition, base = await partitioning.append_anywhere(
+                self._storage, topic.stream_id, topic.partitions, records, topic.replication
             )
             return [(partition, base + i) for i in range(len(records))]
         by_partition: dict[int, list[int]] = {}

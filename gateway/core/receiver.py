@@ -37,8 +37,8 @@ from gateway.admission import parked
 from gateway.core.consumables import Consumable
 from gateway.core.errors import CoreError, from_lower_layer
 from gateway.core.messages import DEAD_LETTER_SOURCE, ReceivedMessage
-from gateway.core.partitioning import batch_partition, group_partition
-from storage_nodes.node import MessageAttribute, Node, Record, RecordIn
+from gateway.core.partitioning import append_anywhere, group_partition
+from storage_nodes.node import MessageAttribute, Node, PartitionDown, Record, RecordIn
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +56,32 @@ async def log_ends(storage: Node, stream_id: str, partitions: int) -> dict[int, 
         return {0: await storage.end_offset(stream_id, 0)}
     ends = await asyncio.gather(*(storage.end_offset(stream_id, p) for p in range(partitions)))
     return dict(enumerate(ends))
+
+
+async def served_log_ends(storage: Node, stream_id: str, partitions: int) -> dict[int, int]:
+    """The end offset of each partition that is served now: one whose node is down
+    (`Node.partitions_down`, or found so on asking) is left out, as having nothing new
+    for now, rather than waited for. With one partition, or all of them down, it is
+    waited for as `log_ends` does: there is nothing else to serve meanwhile."""
+    if partitions == 1:
+        return await log_ends(storage, stream_id, 1)
+    down = storage.partitions_down(stream_id, partitions)
+    asked = [p for p in range(partitions) if p not in down]
+    if not asked:
+        return await log_ends(storage, stream_id, partitions)
+    answers = await asyncio.gather(
+        *(storage.end_offset(stream_id, p, wait=False) for p in asked), return_exceptions=True
+    )
+    ends = {}
+    for partition, answer in zip(asked, answers, strict=True):
+        if isinstance(answer, PartitionDown):
+            continue
+        if isinstance(answer, BaseException):
+            raise answer
+        ends[partition] = answer
+    if len(ends) < partitions:
+        metrics.PARTITIONS_LEFT_OUT.inc(partitions - len(ends))
+    return ends
 
 
 class Receiver:
@@ -143,7 +169,7 @@ class Receiver:
         deliveries = self._control.deliveries
         redrive = source.redrive
         dead_letter_queue = await self._dead_letter_queue(source)
-        ends = await log_ends(self._storage, source.stream_id, source.partitions)
+        ends = await served_log_ends(self._storage, source.stream_id, source.partitions)
         claim = await deliveries.claim(
             source.subscription_id,
             ends,
@@ -155,10 +181,19 @@ class Receiver:
         )
         if not claim:
             return [], False
-        records = await self._records(source, claim.deliveries + claim.dead_letters)
+        records, down = await self._records(source, claim.deliveries + claim.dead_letters)
         unavailable, never_written = await self._absent(
-            source, claim.deliveries + claim.dead_letters, records
+            source,
+            [d for d in claim.deliveries + claim.dead_letters if d.partition not in down],
+            records,
         )
+        # A due message of a partition down now is unavailable for now, as one on a
+        # failed node's tail is: put back for later, not waited for.
+        unavailable |= {
+            (d.partition, d.offset)
+            for d in claim.deliveries + claim.dead_letters
+            if d.partition in down
+        }
         now_ms = self._control.clock.now_ms()
         for dead in claim.dead_letters:
             assert dead_letter_queue is not None
@@ -200,16 +235,26 @@ class Receiver:
 
     async def _records(
         self, source: Consumable, deliveries: list[Delivery]
-    ) -> dict[tuple[int, int], Record]:
-        """The claimed messages' records by (partition, offset), one read a partition."""
+    ) -> tuple[dict[tuple[int, int], Record], set[int]]:
+        """The claimed messages' records by (partition, offset), one read a partition;
+        and the partitions that could not be read for being down (with several
+        partitions: one alone is waited for)."""
         by_partition: defaultdict[int, list[int]] = defaultdict(list)
         for delivery in deliveries:
             by_partition[delivery.partition].append(delivery.offset)
         records = {}
+        down = set()
+        wait = source.partitions == 1
         for partition, offsets in by_partition.items():
-            found = await self._storage.read_offsets(source.stream_id, partition, offsets)
+            try:
+                found = await self._storage.read_offsets(
+                    source.stream_id, partition, offsets, wait=wait
+                )
+            except PartitionDown:
+                down.add(partition)
+                continue
             records.update({(partition, offset): r for offset, r in found.items()})
-        return records
+        return records, down
 
     async def _absent_one(
         self, delivery: Delivery, unavailable: bool, removed: list[Delivery], now_ms: int
@@ -282,11 +327,13 @@ class Receiver:
             )
             if target.fifo and record.group_id is not None:
                 partition = group_partition(record.group_id, target.partitions)
+                offset = await self._storage.append(
+                    target.stream_id, partition, [moved], replication=target.replication
+                )
             else:
-                partition = batch_partition(target.partitions)
-            offset = await self._storage.append(
-                target.stream_id, partition, [moved], replication=target.replication
-            )
+                partition, offset = await append_anywhere(
+                    self._storage, target.stream_id, target.partitions, [moved], target.replication
+                )
             if target.fifo and record.group_id is not None:
                 entry = FifoEntry(offset, record.group_id, None, record.message_id, partition)
                 await self._control.deliveries.register_fifo(target.stream_id, [entry], 0)

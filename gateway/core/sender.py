@@ -31,8 +31,8 @@ class Sender:
     async def send(self, queue: QueueInfo, messages: Sequence[NewMessage]) -> list[SentMessage]:
         """Appends checked messages to the queue's log and registers their delays (FIFO:
         their groups); returns once they are durable. A standard queue's batch is one
-        append to one partition; a FIFO queue's, one append per partition its groups
-        map to (gateway/core/partitioning.py)."""
+        append to one partition, one that is not down; a FIFO queue's, one append per
+        partition its groups map to, down or not (gateway/core/partitioning.py)."""
         now_ms = self._control.clock.now_ms()
         message_ids = new_message_ids(len(messages))
         queue_delay_ms = queue.settings.delay_ms
@@ -55,9 +55,8 @@ class Sender:
         if queue.fifo:
             places = await self._append_by_group(queue, records)
         else:
-            partition = partitioning.batch_partition(queue.partitions)
-            base = await self._storage.append(
-                queue.stream_id, partition, records, replication=queue.replication
+            partition, base = await partitioning.append_anywhere(
+                self._storage, queue.stream_id, queue.partitions, records, queue.replication
             )
             places = [(partition, base + i) for i in range(len(records))]
         counters = metrics.queues.of(queue.account_id, queue.name)

@@ -17,7 +17,8 @@ Errors: a request that fails fails every append in it, each caller getting the e
 except one the node refused as malformed (ValueError: nothing was written), which is
 sent again append by append, so that only the append at fault fails. A caller cancelled
 while it waits is left out; one cancelled while its request is out does not stop the
-request (other appends ride in it).
+request (other appends ride in it). An append given `patience_s` that is still waiting
+(not yet in a request) after it is withdrawn: it raises NotSent, nothing of it written.
 """
 
 from __future__ import annotations
@@ -39,11 +40,17 @@ DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 _RECORD_OVERHEAD_BYTES = 64
 
 
+class NotSent(Exception):
+    """The append waited `patience_s` behind a request still unanswered, and was
+    withdrawn: it was not sent, so it was not written."""
+
+
 @dataclass(slots=True)
 class _Append:
     records: Sequence[RecordIn]
     size_bytes: int
     done: asyncio.Future[int]
+    taken: bool = False  # in a request: its fate is the request's
 
 
 @dataclass(slots=True)
@@ -75,19 +82,31 @@ class AppendBatches(Generic[K]):
         self._senders: set[asyncio.Task[None]] = set()
         self._closed = False
 
-    async def append(self, key: K, records: Sequence[RecordIn]) -> int:
+    async def append(
+        self, key: K, records: Sequence[RecordIn], *, patience_s: float | None = None
+    ) -> int:
         if self._closed:
             raise StorageUnavailable("the gateway is shutting down")
         partition = self._partitions.get(key)
         if partition is None:
             partition = self._partitions[key] = _Partition()
         done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        partition.waiting.append(_Append(records, _size_bytes(records), done))
+        waiting = _Append(records, _size_bytes(records), done)
+        partition.waiting.append(waiting)
         if partition.senders < self._max_in_flight:
             partition.senders += 1
             sender = asyncio.create_task(self._send_waiting(key, partition))
             self._senders.add(sender)
             sender.add_done_callback(self._senders.discard)
+        if patience_s is not None:
+            try:
+                await asyncio.wait([done], timeout=patience_s)
+            except asyncio.CancelledError:
+                done.cancel()  # as awaiting `done` itself would have
+                raise
+            if not done.done() and not waiting.taken:
+                done.cancel()  # left out of the next request, as a cancelled caller is
+                raise NotSent(f"waited {patience_s} s behind a request still unanswered")
         return await done
 
     async def close(self) -> None:
@@ -149,6 +168,7 @@ class AppendBatches(Generic[K]):
                 or size_bytes + head.size_bytes > self._max_bytes
             ):
                 break
+            head.taken = True
             batch.append(waiting.popleft())
             records += len(head.records)
             size_bytes += head.size_bytes

@@ -19,6 +19,16 @@ copy.
 Appends to one partition are coalesced (append_batches.py): while one is out, the next
 wait and go together as one request, under one sequence, so the rules above apply to the
 request as a whole.
+
+Partitions down (partition_health.py). A partition whose request found no node to answer
+for it (unreachable, silent, or refusing after a fresh look-up) is marked down for a
+moment, as is every partition routed to a node that refused a connection, and so is one
+with a request unanswered for over a second. `partitions_down` names them; a request
+made with `wait=False` raises PartitionDown for them at once, and for any other whose
+first two attempts (the second on a fresh route, with no back-off) certainly did nothing:
+a standard queue's send then goes to another partition. An append that may have been
+written is waited for whatever `wait` says, and one still queued behind it (not sent)
+after a second is withdrawn with PartitionDown.
 """
 
 from __future__ import annotations
@@ -43,6 +53,7 @@ from storage_nodes.node import (
     NodeError,
     NodeUnreachable,
     NotOwner,
+    PartitionDown,
     Record,
     RecordIn,
     Replication,
@@ -50,7 +61,8 @@ from storage_nodes.node import (
     StreamDescriptor,
 )
 from storage_nodes.wire.client import NodeClient
-from tidemq.cluster.append_batches import AppendBatches
+from tidemq.cluster.append_batches import AppendBatches, NotSent
+from tidemq.cluster.partition_health import DEFAULT_DOWN_FOR_S, PartitionHealth
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +97,11 @@ class RoutingNode:
         self._nodes: dict[str, NodeInfo] = {}
         self._nodes_read_s = float("-inf")
         self._problem: str | None = None
-        self._appends = AppendBatches[tuple[str, int, Replication]](self._append_now)
+        self._appends = AppendBatches[tuple[str, int, Replication, bool]](self._append_now)
+        self._health = PartitionHealth[tuple[str, int]]()
+        # Addresses that refused a connection (no process there), until when: every
+        # partition routed there is down meanwhile, not only those that tried.
+        self._refused_until_s: dict[str, float] = {}
 
     # -- Node ----------------------------------------------------------------------------
 
@@ -104,15 +120,26 @@ class RoutingNode:
         records: Sequence[RecordIn],
         *,
         replication: Replication = "none",
+        wait: bool = True,
     ) -> int:
-        # The mode is part of the key: appends are coalesced only with others of the same.
-        return await self._appends.append((stream_id, partition, replication), records)
+        # The mode and `wait` are part of the key: appends are coalesced only with others
+        # of the same, so a request as a whole waits or gives up.
+        key = (stream_id, partition, replication, wait)
+        if wait:
+            return await self._appends.append(key, records)
+        self._raise_if_down((stream_id, partition))
+        try:
+            return await self._appends.append(key, records, patience_s=self._health.unanswered_s)
+        except NotSent as exc:
+            raise PartitionDown(f"{stream_id}/{partition}: a request to it is unanswered") from exc
 
     async def _append_now(
-        self, key: tuple[str, int, Replication], records: Sequence[RecordIn]
+        self, key: tuple[str, int, Replication, bool], records: Sequence[RecordIn]
     ) -> int:
         """One request: the records of the appends coalesced, under one sequence."""
-        stream_id, partition, replication = key
+        stream_id, partition, replication, wait = key
+        if not wait:
+            self._raise_if_down((stream_id, partition))  # as it became while they waited
         sequence = next(self._sequences)
 
         async def send(client: NodeClient, epoch: int) -> int:
@@ -126,15 +153,16 @@ class RoutingNode:
                 replication=replication,
             )
 
-        return await self._call(stream_id, partition, send, repeat_on_same_node=True)
+        return await self._call(stream_id, partition, send, repeat_on_same_node=True, wait=wait)
 
     async def read_offsets(
-        self, stream_id: str, partition: int, offsets: Sequence[int]
+        self, stream_id: str, partition: int, offsets: Sequence[int], *, wait: bool = True
     ) -> dict[int, Record]:
-        return await self._call(
+        return await self._read(
             stream_id,
             partition,
             lambda client, epoch: client.read_offsets(stream_id, partition, offsets, epoch=epoch),
+            wait=wait,
         )
 
     async def absent(self, stream_id: str, partition: int, offsets: Sequence[int]) -> Absence:
@@ -144,12 +172,16 @@ class RoutingNode:
             lambda client, epoch: client.absent(stream_id, partition, offsets, epoch=epoch),
         )
 
-    async def end_offset(self, stream_id: str, partition: int) -> int:
-        return await self._call(
+    async def end_offset(self, stream_id: str, partition: int, *, wait: bool = True) -> int:
+        return await self._read(
             stream_id,
             partition,
             lambda client, epoch: client.end_offset(stream_id, partition, epoch=epoch),
+            wait=wait,
         )
+
+    def partitions_down(self, stream_id: str, partitions: int) -> frozenset[int]:
+        return frozenset(p for p in range(partitions) if self._is_down((stream_id, p)))
 
     async def offset_for_time(self, stream_id: str, partition: int, timestamp_ms: int) -> int:
         return await self._call(
@@ -181,6 +213,7 @@ class RoutingNode:
                 raise result
         for key in [key for key in self._routes if key[0] == stream_id]:
             del self._routes[key]
+        self._health.forget(lambda key: key[0] == stream_id)
 
     def problem(self) -> str | None:
         return self._problem
@@ -193,6 +226,27 @@ class RoutingNode:
 
     # -- routing -------------------------------------------------------------------------
 
+    async def _read(
+        self,
+        stream_id: str,
+        partition: int,
+        request: Callable[[NodeClient, int], Awaitable[T]],
+        *,
+        wait: bool,
+    ) -> T:
+        """A request with no effect: with `wait` False, one unanswered past a second is
+        given up (and its partition marked down) rather than waited for."""
+        if wait:
+            return await self._call(stream_id, partition, request)
+        self._raise_if_down((stream_id, partition))
+        try:
+            return await asyncio.wait_for(
+                self._call(stream_id, partition, request, wait=False), self._health.unanswered_s
+            )
+        except TimeoutError as exc:
+            self._health.mark_down((stream_id, partition))
+            raise PartitionDown(f"{stream_id}/{partition}: its node does not answer") from exc
+
     async def _call(
         self,
         stream_id: str,
@@ -200,15 +254,21 @@ class RoutingNode:
         request: Callable[[NodeClient, int], Awaitable[T]],
         *,
         repeat_on_same_node: bool = False,
+        wait: bool = True,
     ) -> T:
         key = (stream_id, partition)
         deadline_s = time.monotonic() + self._timeout_s
         pinned: Route | None = None  # where an append may have been written
         for attempt in itertools.count():
+            token = self._health.sent(key)
+            address: str | None = None
             try:
                 route = pinned or await self._route(key, refresh=attempt > 0)
-                result = await request(self._client(route.address), route.epoch)
+                address = route.address
+                result = await request(self._client(address), route.epoch)
             except NotOwner as exc:
+                # Refused even on a route just looked up: no live node serves it now.
+                self._health.failed(key, token, down=attempt > 0)
                 if pinned is not None:
                     raise StorageUnavailable(
                         f"node {pinned.node_id} lost {stream_id}/{partition} while an append "
@@ -216,6 +276,7 @@ class RoutingNode:
                     ) from exc
                 error: Exception = exc
             except NodeUnreachable as exc:
+                self._unreachable(key, token, address, sent=exc.sent)
                 if pinned is not None and not exc.sent:
                     # No process listens there any more: what it remembered of the
                     # append is gone with it, and the appends behind this one wait.
@@ -228,16 +289,58 @@ class RoutingNode:
                     pinned = pinned or route
                 error = exc
             except ControlPlaneError as exc:
+                self._health.failed(key, token, down=False)
                 error = StorageUnavailable(f"cannot look up {stream_id}/{partition}: {exc}")
+            except BaseException:
+                self._health.failed(key, token, down=False)
+                raise
             else:
-                self._problem = None
+                self._answered(key, token, address)
                 return result
             self._routes.pop(key, None)
+            # Certainly not carried out (an append that may have been is pinned): given
+            # up at once, after one more try on a route looked up afresh.
+            if not wait and pinned is None and isinstance(error, NotOwner | NodeUnreachable):
+                if attempt > 0:
+                    raise PartitionDown(f"{stream_id}/{partition}: {error}") from error
+                continue
             if time.monotonic() >= deadline_s:
                 raise error
             log.debug("%s/%d: %s; trying again", stream_id, partition, error)
             await asyncio.sleep(min(_RETRY_MIN_S * 2**attempt, _RETRY_MAX_S))
         raise AssertionError("unreachable")
+
+    def _unreachable(
+        self, key: tuple[str, int], token: int, address: str | None, *, sent: bool
+    ) -> None:
+        self._health.failed(key, token, down=True)
+        if not sent and address is not None:  # no process there: its other partitions too
+            self._refused_until_s[address] = time.monotonic() + DEFAULT_DOWN_FOR_S
+
+    def _answered(self, key: tuple[str, int], token: int, address: str | None) -> None:
+        self._health.answered(key, token)
+        if address is not None:
+            self._refused_until_s.pop(address, None)
+        self._problem = None
+
+    def _is_down(self, key: tuple[str, int]) -> bool:
+        if self._health.is_down(key):
+            return True
+        route = self._routes.get(key)
+        if route is None:
+            return False
+        refused_until_s = self._refused_until_s.get(route.address)
+        if refused_until_s is None:
+            return False
+        if refused_until_s > time.monotonic():
+            return True
+        del self._refused_until_s[route.address]
+        return False
+
+    def _raise_if_down(self, key: tuple[str, int]) -> None:
+        if self._is_down(key):
+            stream_id, partition = key
+            raise PartitionDown(f"{stream_id}/{partition} has no node answering for it now")
 
     async def _route(self, key: tuple[str, int], *, refresh: bool) -> Route:
         cached = self._routes.get(key)
