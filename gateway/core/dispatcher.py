@@ -36,12 +36,12 @@ from gateway.core.dispatch_governor import DispatchGovernor
 from gateway.core.envelopes import Envelopes
 from gateway.core.messages import NewMessage
 from gateway.core.publisher import dedup_key
-from gateway.core.receiver import log_ends
+from gateway.core.receiver import served_log_ends
 from gateway.core.sender import Sender
 from gateway.core.subscription_attributes import redrive_target
 from gateway.core.webhook_delivery import WebhookDelivery
 from gateway.core.webhooks import Webhooks
-from storage_nodes.node import Node, NodeError, Record
+from storage_nodes.node import Node, NodeError, PartitionDown, Record
 
 log = logging.getLogger(__name__)
 
@@ -181,14 +181,20 @@ class Dispatcher:
         nothing to deliver. Each partition is delivered in its log's order, so a FIFO
         topic's groups (each in one partition) keep theirs."""
         stream_id = subscription.topic_stream_id
-        ends = await log_ends(self._storage, stream_id, subscription.topic_partitions)
+        partitions = subscription.topic_partitions
+        ends = await served_log_ends(self._storage, stream_id, partitions)
         delivered = False
         for partition, end in ends.items():
             position = await self._cursors.position(subscription.id, partition)
             if position >= end:
                 continue
             offsets = range(position, min(end, position + BATCH_RECORDS))
-            found = await self._storage.read_offsets(stream_id, partition, offsets)
+            try:
+                found = await self._storage.read_offsets(
+                    stream_id, partition, offsets, wait=partitions == 1
+                )
+            except PartitionDown:
+                continue  # its node is down: the other partitions go on, it waits its turn
             upto = await self._available_upto(stream_id, partition, offsets, found)
             if upto == position:
                 continue  # its next record is unavailable for now: tried again next round

@@ -27,11 +27,11 @@ from control_plane.topics import TopicInfo
 from gateway.core import fanout, notifications
 from gateway.core.delivery_policies import EffectiveDeliveryPolicy
 from gateway.core.envelopes import Envelopes
-from gateway.core.receiver import UNAVAILABLE_RETRY_MS, log_ends
+from gateway.core.receiver import UNAVAILABLE_RETRY_MS, served_log_ends
 from gateway.core.retry_schedules import retry_delay_s
 from gateway.core.subscription_attributes import effective_policy
 from gateway.core.webhooks import Webhooks, webhook_headers
-from storage_nodes.node import Node, Record
+from storage_nodes.node import Node, PartitionDown, Record
 
 log = logging.getLogger(__name__)
 
@@ -124,7 +124,7 @@ class WebhookDelivery:
     async def _round(self, topic: TopicInfo, subscription: SubscriptionInfo) -> bool:
         """Claims and attempts up to BATCH messages; False when none was due."""
         policy = effective_policy(subscription, topic.attributes.get("DeliveryPolicy"))
-        ends = await log_ends(self._storage, topic.stream_id, topic.partitions)
+        ends = await served_log_ends(self._storage, topic.stream_id, topic.partitions)
         claim = await self._control.deliveries.claim(
             subscription.id,
             ends,
@@ -136,8 +136,12 @@ class WebhookDelivery:
         if not claim:
             return False
         claimed = claim.deliveries + claim.dead_letters
-        found = await self._records(topic, claimed)
-        unavailable = await self._unavailable(topic, claimed, found)
+        found, down = await self._records(topic, claimed)
+        unavailable = await self._unavailable(
+            topic, [d for d in claimed if d.partition not in down], found
+        )
+        # A partition down now: its records are unavailable for now, not gone.
+        unavailable += [d for d in claimed if d.partition in down]
         if unavailable:
             # Neither attempted nor given up as gone: the record is on the tail of a node
             # that failed, readable once it is recovered (docs/cluster.md).
@@ -163,17 +167,28 @@ class WebhookDelivery:
             await asyncio.sleep(len(claim.deliveries) / throttle.max_receives_per_second)
         return True
 
-    async def _records(self, topic: TopicInfo, claimed: list[Delivery]) -> dict[str, Record]:
+    async def _records(
+        self, topic: TopicInfo, claimed: list[Delivery]
+    ) -> tuple[dict[str, Record], set[int]]:
         """The claimed records by delivery member ("partition:offset"), one read a
-        partition."""
+        partition; and the partitions not read for being down (with several: one alone
+        is waited for)."""
         by_partition: dict[int, set[int]] = {}
         for delivery in claimed:
             by_partition.setdefault(delivery.partition, set()).add(delivery.offset)
         found: dict[str, Record] = {}
+        down: set[int] = set()
+        wait = topic.partitions == 1
         for partition, offsets in by_partition.items():
-            records = await self._storage.read_offsets(topic.stream_id, partition, sorted(offsets))
+            try:
+                records = await self._storage.read_offsets(
+                    topic.stream_id, partition, sorted(offsets), wait=wait
+                )
+            except PartitionDown:
+                down.add(partition)
+                continue
             found.update({f"{partition}:{offset}": r for offset, r in records.items()})
-        return found
+        return found, down
 
     async def _unavailable(
         self, topic: TopicInfo, claimed: list[Delivery], found: dict[str, Record]
