@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from storage_nodes.node import RecordIn, StorageUnavailable
-from tidemq.cluster.append_batches import AppendBatches
+from tidemq.cluster.append_batches import AppendBatches, NotSent
 
 
 class MemoryLog:
@@ -91,3 +91,19 @@ async def test_closing_fails_the_appends_out_and_waiting() -> None:
             await call
     with pytest.raises(StorageUnavailable):
         await batches.append("p", _records(1))
+
+
+async def test_an_append_still_waiting_after_its_patience_is_withdrawn_unwritten() -> None:
+    log = MemoryLog()
+    log.release.clear()  # the first request goes out and is not answered
+    batches = AppendBatches(log.send)
+    first = asyncio.create_task(batches.append("p", _records(1)))
+    await asyncio.sleep(0.01)
+    with pytest.raises(NotSent):
+        await batches.append("p", _records(2), patience_s=0.05)
+    log.release.set()
+    assert await first == 0
+    # The withdrawn append went in no request; the next one goes on from the first.
+    assert await batches.append("p", _records(1), patience_s=0.05) == 1
+    assert log.requests == [1, 1]
+    assert len(log.records) == 2
