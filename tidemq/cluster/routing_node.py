@@ -256,6 +256,8 @@ class RoutingNode:
         repeat_on_same_node: bool = False,
         wait: bool = True,
     ) -> T:
+        """The request on the partition's route, retried by the rules above; `wait`
+        False: PartitionDown on the second failure that certainly did nothing."""
         key = (stream_id, partition)
         deadline_s = time.monotonic() + self._timeout_s
         pinned: Route | None = None  # where an append may have been written
