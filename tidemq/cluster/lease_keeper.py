@@ -238,6 +238,7 @@ class LeaseKeeper:
         taken = await self._takeovers.take_over(
             stream_id,
             partition,
+            node_id=self.node_id,
             writer_epoch=await self._next_writer_epoch(),
             lease_epoch=lease.epoch,
             reserved_epoch=reserved.lease_epoch,
