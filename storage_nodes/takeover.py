@@ -9,7 +9,8 @@ Taking a partition over (`take_over`), after its lease, in this order:
    earlier tenure of this node (`<stream>/<partition>.tenure.json` says which), those
    whose tail copies it finds (replication `replica` or `object`, storage_nodes/copies:
    its own replica files as the last owner's follower, and the object copies), and
-   those other nodes have offered (storage_nodes/archive/tail_recovery.py);
+   those other nodes have offered (storage_nodes/archive/tail_recovery.py); then the
+   tails an operator gave up for lost become gaps (storage_nodes/archive/tail_give_ups.py);
 3. the log starts over, empty, at the manifest's end (never below the last reservation),
    and the new tenure is written down beside it.
 The caller then begins its reservation at the offset returned.
@@ -34,11 +35,12 @@ import asyncio
 import logging
 import shutil
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import orjson
 
+from storage_nodes.archive import tail_give_ups
 from storage_nodes.archive.manifest import Manifest, PendingTail
 from storage_nodes.archive.object_store import ObjectStoreError
 from storage_nodes.archive.tail_recovery import TailRecovery, records_of
@@ -87,21 +89,26 @@ class Takeovers:
         stream_id: str,
         partition: int,
         *,
+        node_id: str,
         writer_epoch: int,
         lease_epoch: int,
         reserved_epoch: int,
         reserved_end: int,
     ) -> TakenOver:
-        """Starts the tenure `lease_epoch` after the last one's reservation (`reserved_*`).
-        ArchiveUnavailable if the archive cannot
-        be read or written (nothing is served then)."""
+        """Starts the tenure `lease_epoch` of node `node_id` after the last one's
+        reservation (`reserved_*`). ArchiveUnavailable if the archive cannot be read or
+        written (nothing is served then)."""
         self._tiering.adopt(stream_id, partition, writer_epoch)
 
         def with_pending(manifest: Manifest) -> Manifest:
+            # The next owner names this node in this tenure's pending tail, if any.
+            mine = replace(manifest, tenure_epoch=lease_epoch, tenure_node=node_id)
             if reserved_end <= manifest.end_offset:
-                return manifest
-            tail = PendingTail(manifest.end_offset, reserved_end, reserved_epoch)
-            return manifest.with_pending(tail)
+                return mine
+            # The last tenure's node, if it took the partition over with this version.
+            last = manifest.tenure_node if manifest.tenure_epoch == reserved_epoch else ""
+            tail = PendingTail(manifest.end_offset, reserved_end, reserved_epoch, last)
+            return mine.with_pending(tail)
 
         try:
             manifest = await asyncio.to_thread(
@@ -109,12 +116,11 @@ class Takeovers:
             )
             await self._recover_own(stream_id, partition, manifest, writer_epoch)
             await self._recover_copied(stream_id, partition, writer_epoch)
-            merged = await asyncio.to_thread(
-                self._recovery.merge_offers, stream_id, partition, writer_epoch
+            await asyncio.to_thread(self._recovery.merge_offers, stream_id, partition, writer_epoch)
+            await asyncio.to_thread(
+                tail_give_ups.apply, self._manifests, stream_id, partition, writer_epoch
             )
-            if merged is None:
-                merged = await asyncio.to_thread(self._node_archive_refresh, stream_id, partition)
-            manifest = merged
+            manifest = await asyncio.to_thread(self._node_archive_refresh, stream_id, partition)
         except ObjectStoreError as exc:
             raise ArchiveUnavailable(f"the archive cannot be read now: {exc}") from exc
         start = manifest.end_offset
@@ -131,12 +137,17 @@ class Takeovers:
         return TakenOver(start, manifest.pending)
 
     async def merge_offers(self, stream_id: str, partition: int) -> tuple[PendingTail, ...]:
-        """The owner lists tails other nodes offered since; returns those still pending
-        (ObjectStoreError)."""
+        """The owner lists tails other nodes offered since, then gives up those an
+        operator gave up for lost; returns those still pending (ObjectStoreError)."""
         writer_epoch = self._tiering.writer_epoch(stream_id, partition)
         merged = await asyncio.to_thread(
             self._recovery.merge_offers, stream_id, partition, writer_epoch
         )
+        given_up = await asyncio.to_thread(
+            tail_give_ups.apply, self._manifests, stream_id, partition, writer_epoch
+        )
+        if given_up is not None:
+            return given_up.pending
         if merged is None:
             return await asyncio.to_thread(self._pending, stream_id, partition)
         return merged.pending

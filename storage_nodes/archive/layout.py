@@ -11,6 +11,9 @@
     <stream>/<partition>/tails/<base>-<end>.json     a failed tenure's pending tail,
                                                      recovered by another node than the
                                                      owner: its segments, to be listed
+    <stream>/<partition>/give-ups/<base>-<end>.json  an operator's request to give a
+                                                     pending tail up for lost, for the
+                                                     owner to apply (tail_give_ups.py)
     <stream>/<partition>/copies/<epoch>/<first>-<end>.copy
                                                      a tail copy (replication `object`):
                                                      record batches the tenure `epoch`
@@ -52,6 +55,14 @@ def tails_prefix(stream_id: str, partition: int) -> str:
 
 def tail_offer(stream_id: str, partition: int, base_offset: int, end_offset: int) -> str:
     return f"{tails_prefix(stream_id, partition)}{base_offset:020d}-{end_offset:020d}.json"
+
+
+def give_ups_prefix(stream_id: str, partition: int) -> str:
+    return f"{stream_id}/{partition}/give-ups/"
+
+
+def give_up(stream_id: str, partition: int, base_offset: int, end_offset: int) -> str:
+    return f"{give_ups_prefix(stream_id, partition)}{base_offset:020d}-{end_offset:020d}.json"
 
 
 def copies_prefix(stream_id: str, partition: int, lease_epoch: int | None = None) -> str:

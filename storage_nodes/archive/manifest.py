@@ -24,7 +24,7 @@ newer one can never overwrite the newer one's manifest, however late its write a
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import orjson
@@ -71,6 +71,9 @@ class PendingTail:
     base_offset: int
     end_offset: int  # exclusive: the failed tenure's reserved end
     lease_epoch: int  # of the tenure that may have written them
+    # The node that held that tenure ("" if not recorded): for an operator who gives the
+    # tail up (tail_give_ups.py). Not part of the tail's identity.
+    node_id: str = field(default="", compare=False)
 
     def __contains__(self, offset: object) -> bool:
         return isinstance(offset, int) and self.base_offset <= offset < self.end_offset
@@ -87,6 +90,10 @@ class Manifest:
     # found are a gap, which the end must not fall back over (the next tenure's
     # segments begin after the whole tail).
     filled_end: int = 0
+    # The lease tenure that took the partition over last, and its node: the next owner
+    # names that node in the tenure's pending tail.
+    tenure_epoch: int = 0
+    tenure_node: str = ""
 
     @property
     def end_offset(self) -> int:
@@ -129,6 +136,11 @@ class Manifest:
         filled_end = max(self.filled_end, tail.end_offset)
         return replace(self, segments=segments, pending=pending, filled_end=filled_end)
 
+    def given_up(self, tail: PendingTail) -> Manifest:
+        """`tail` given up for lost (its node's disk is gone): all of its offsets become a
+        gap, never written for readers. A no-op if it is not pending any more."""
+        return self.filled(tail, ())
+
     @property
     def start_offset(self) -> int:
         return self.segments[0].base_offset if self.segments else 0
@@ -163,10 +175,12 @@ class Manifest:
                         "base_offset": t.base_offset,
                         "end_offset": t.end_offset,
                         "lease_epoch": t.lease_epoch,
+                        "node_id": t.node_id,
                     }
                     for t in self.pending
                 ],
                 "filled_end": self.filled_end,
+                "tenure": {"lease_epoch": self.tenure_epoch, "node_id": self.tenure_node},
             },
             option=orjson.OPT_INDENT_2,
         )
@@ -182,9 +196,15 @@ class Manifest:
                 )
             segments = tuple(entry_from_json(s) for s in raw["segments"])
             pending = tuple(
-                PendingTail(int(t["base_offset"]), int(t["end_offset"]), int(t["lease_epoch"]))
+                PendingTail(
+                    int(t["base_offset"]),
+                    int(t["end_offset"]),
+                    int(t["lease_epoch"]),
+                    str(t.get("node_id", "")),
+                )
                 for t in raw.get("pending_tails", ())
             )
+            tenure = raw.get("tenure") or {}
             return cls(
                 str(raw["stream_id"]),
                 int(raw["partition"]),
@@ -192,6 +212,8 @@ class Manifest:
                 segments,
                 pending,
                 int(raw.get("filled_end", 0)),
+                int(tenure.get("lease_epoch", 0)),
+                str(tenure.get("node_id", "")),
             )
         except ManifestError:
             raise

@@ -1,4 +1,5 @@
-"""`tidemq cluster status [--json]`: the live nodes and gateways of a cluster.
+"""`tidemq cluster status [--json]`: the live nodes and gateways of a cluster
+(`tidemq cluster forget-tail`: forget_tail.py).
 
 Which Redis: as `tidemq keys` finds it (tidemq/cli/keys.py): TIDEMQ_REDIS_URL, else the
 embedded Redis of the data directory's `tidemq up`.
@@ -24,6 +25,7 @@ from control_plane.errors import ControlPlaneError
 from control_plane.membership import Membership, Role
 from control_plane.process_reports import ProcessReports
 from control_plane.redis_client import RedisClient
+from tidemq.cli import forget_tail
 from tidemq.cli.keys import KeysCliError, control_redis
 from tidemq.settings import Settings, SettingsError
 
@@ -31,7 +33,7 @@ from tidemq.settings import Settings, SettingsError
 def add_parser(commands: Any) -> None:
     cluster = commands.add_parser(
         "cluster",
-        help="see a cluster's nodes and gateways",
+        help="see a cluster's nodes and gateways; give a dead node's tails up",
         description="See the nodes and gateways of a TideMQ cluster (docs/cluster.md).",
     )
     actions = cluster.add_subparsers(dest="cluster_command", metavar="COMMAND", required=True)
@@ -48,9 +50,12 @@ def add_parser(commands: Any) -> None:
         "--redis-url", help="the cluster's Redis, instead of tidemq up's (TIDEMQ_REDIS_URL)"
     )
     status.add_argument("--config", type=Path, help="a TOML settings file (TIDEMQ_CONFIG)")
+    forget_tail.add_arguments(actions)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.cluster_command == "forget-tail":
+        return forget_tail.run(args)
     try:
         settings = Settings.load(
             flags={"data_dir": args.data_dir, "redis_url": args.redis_url},

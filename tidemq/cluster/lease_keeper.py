@@ -2,8 +2,8 @@
 
 A node takes a partition's lease when a gateway first sends it a request for the
 partition and rendezvous hashing over the live nodes assigns the partition to it
-(control_plane.assignment); it renews every lease it holds a third of the TTL apart,
-and gives them up on shutdown after archiving their tails (`hand_over_all`).
+(control_plane.assignment); it renews every lease it holds a third of the TTL apart.
+Giving them up, to a node that joined or on shutdown, is hand_over.py's.
 
 Fencing. A node judges its own lease expired from the time it last asked for it, on the
 monotonic clock, before it asks Redis anything: a lease renewed by a request sent at t
@@ -17,23 +17,8 @@ epoch stamped on every archived segment (storage_nodes/archive/manifest.py) keep
 a late writer from overwriting the new owner's archive.
 
 Appends carry the lease epoch the gateway looked up; an append for another epoch than
-the one held is refused too (NotOwner), as is any request during the hand-over.
-
-Rebalancing. When a node joins, rendezvous hashing names it the owner of about 1/n of
-the partitions; the nodes holding those hand them over (`rebalance`), the way a node
-shutting down hands over all of its own, and only those move:
-
-    t0  membership lists the new node; the holder's assignment now names it
-    t1  the holder refuses new requests for the partition (NotOwner), still renewing
-        its lease, and waits for the requests it admitted before t1 to be answered
-    t2  it seals the active segment, uploads what the archive lacks, closes the log
-    t3  it releases the lease; a gateway's next request (refused at t1..t3, retried with
-        a fresh route) reaches the new node, which takes the lease and starts its log at
-        the archive's end: every acknowledged append is there
-
-If the archive cannot take the tail at t2, the holder keeps the partition (its log
-reopens on the next request) and tries again at a later tick: nothing moves that
-would leave acknowledged records behind.
+the one held is refused too (NotOwner), as is any request for a partition being handed
+over (`refuse`, `refuse_all`).
 
 Offsets. A tenure acknowledges an append only once its offsets lie below the tenure's
 reserved end in the control plane (control_plane/offset_reservations.py), raised ahead
@@ -126,15 +111,46 @@ class LeaseKeeper:
         self._closings: set[asyncio.Task[None]] = set()
         # Partitions being handed over to the node now assigned them: refused meanwhile.
         self._leaving: set[tuple[str, int]] = set()
-        self._rebalancing: asyncio.Task[None] | None = None
 
     def set_live_nodes(self, node_ids: Iterable[str]) -> None:
         """The live nodes, as membership last listed them: whom partitions are assigned
         among. This node counts as live while it runs."""
         self._live_ids = frozenset(node_ids) | {self.node_id}
 
+    @property
+    def live_node_ids(self) -> frozenset[str]:
+        return self._live_ids
+
     def held(self) -> list[Lease]:
         return [held.lease for _, held in sorted(self._held.items())]
+
+    def lease_of(self, stream_id: str, partition: int) -> Lease | None:
+        """The lease held of the partition, without judging it by the clock."""
+        held = self._held.get((stream_id, partition))
+        return None if held is None else held.lease
+
+    def lock(self, stream_id: str, partition: int) -> asyncio.Lock:
+        """The partition's lock, held while its lease is taken or its log closed."""
+        return self._taking.setdefault((stream_id, partition), asyncio.Lock())
+
+    @property
+    def shutting_down(self) -> bool:
+        return self._closing
+
+    def refuse_all(self) -> None:
+        """Shutdown: every request is refused (NotOwner) from now on."""
+        self._closing = True
+
+    def refuse(self, keys: Iterable[tuple[str, int]]) -> None:
+        """Requests for these partitions are refused (NotOwner) until `serve_again`:
+        they are being handed over."""
+        self._leaving.update(keys)
+
+    def serve_again(self, keys: Iterable[tuple[str, int]]) -> None:
+        self._leaving.difference_update(keys)
+
+    def leaving(self, stream_id: str, partition: int) -> bool:
+        return (stream_id, partition) in self._leaving
 
     def current_epoch(self, stream_id: str, partition: int) -> int:
         """The lease epoch held of the partition, by this node's clock; NotOwner if
@@ -173,7 +189,7 @@ class LeaseKeeper:
                 "serving the partition",
                 key[0], key[1], held.lease.epoch,
             )  # fmt: skip
-            self._forget(key)
+            self.forget(key)
             # The log is closed in the background: tiering must leave it alone now.
             closing = asyncio.get_running_loop().create_task(self._close_log(key))
             self._closings.add(closing)
@@ -222,6 +238,7 @@ class LeaseKeeper:
         taken = await self._takeovers.take_over(
             stream_id,
             partition,
+            node_id=self.node_id,
             writer_epoch=await self._next_writer_epoch(),
             lease_epoch=lease.epoch,
             reserved_epoch=reserved.lease_epoch,
@@ -294,7 +311,7 @@ class LeaseKeeper:
                     "%s/%d: the reservation cannot be raised (lease lost?); giving it up",
                     lease.stream_id, lease.partition,
                 )  # fmt: skip
-                self._forget(key)
+                self.forget(key)
                 await self._close_log(key)
             return
         held.reserved_end = max(held.reserved_end, target)
@@ -318,7 +335,7 @@ class LeaseKeeper:
                 continue
             if renewed is None:
                 log.warning("lost the lease of %s/%d (epoch %d)", key[0], key[1], held.lease.epoch)
-                self._forget(key)
+                self.forget(key)
                 await self._close_log(key)
             else:
                 held.lease, held.valid_until_s = renewed, asked_s + self._valid_s()
@@ -367,110 +384,8 @@ class LeaseKeeper:
                 except (ControlPlaneError, ObjectStoreError) as exc:
                     log.warning("offering the copies of %s/%d: %s", key[0], key[1], exc)
 
-    def start_rebalance(self, settled: Callable[[], Awaitable[None]]) -> None:
-        """Hands over, in the background, the partitions held that the assignment over
-        the live nodes now gives another node (see the module's docstring); `settled`
-        waits for the requests in progress. One rebalance at a time."""
-        if self._closing or (self._rebalancing is not None and not self._rebalancing.done()):
-            return
-        if not self.misplaced():
-            return
-        self._rebalancing = asyncio.get_running_loop().create_task(
-            self._rebalance_logged(settled), name="rebalance"
-        )
-
-    async def _rebalance_logged(self, settled: Callable[[], Awaitable[None]]) -> None:
-        try:
-            await self.rebalance(settled)
-        except Exception:
-            # A fault of ours: the partitions stay here, and the next tick tries again.
-            log.exception("rebalance failed")
-
-    def misplaced(self) -> list[tuple[str, int]]:
-        """The partitions held that the assignment gives another live node."""
-        return [
-            key
-            for key in sorted(self._held)
-            if key not in self._leaving and assign(*key, self._live_ids) != self.node_id
-        ]
-
-    async def rebalance(self, settled: Callable[[], Awaitable[None]]) -> None:
-        """Hands the misplaced partitions over: refused from now on, then, once the
-        requests admitted before are answered, archived and released."""
-        moving = self.misplaced()
-        if not moving:
-            return
-        self._leaving.update(moving)
-        try:
-            await settled()
-            for key in moving:
-                await self._hand_over(key)
-        finally:
-            self._leaving.difference_update(moving)
-
-    async def _hand_over(self, key: tuple[str, int]) -> None:
-        async with self._taking.setdefault(key, asyncio.Lock()):
-            held = self._held.get(key)
-            if held is None:
-                return  # lost meanwhile: closed by whoever noticed
-            try:
-                end_offset = await self._storage.end_offset(*key)
-                await self._storage.hand_over(*key, archive=True)
-            except NodeError as exc:
-                log.warning(
-                    "rebalance: keeping %s/%d, its tail cannot be archived now: %s", *key, exc
-                )
-                return
-            self._forget(key)
-            if self.copies is not None:
-                await self.copies.ended(*key, archived=True)
-        try:
-            # Everything is archived: the next tenure starts right after, no gap.
-            await self._reservations.trim(
-                key[0], key[1], self.node_id, held.lease.epoch, end_offset
-            )
-        except ControlPlaneError as exc:
-            log.warning("cannot trim the reservation of %s/%d: %s", key[0], key[1], exc)
-        try:
-            await self._leases.release(held.lease)
-        except ControlPlaneError as exc:
-            # It runs out within the TTL; no request is served here meanwhile.
-            log.warning("cannot release the lease of %s/%d: %s", key[0], key[1], exc)
-        log.info(
-            "rebalance: handed %s/%d over to node %s (epoch %d)",
-            key[0], key[1], assign(*key, self._live_ids), held.lease.epoch,
-        )  # fmt: skip
-
-    async def hand_over_all(self, drained: Callable[[], Awaitable[None]]) -> None:
-        """Shutdown: refuses every request from now on, waits (`drained`) for those in
-        progress, archives each partition's tail and releases its lease, so another node
-        takes it over at once with nothing left behind."""
-        self._closing = True
-        if self._rebalancing is not None:
-            await asyncio.gather(self._rebalancing, return_exceptions=True)
-        await drained()
-        for key, held in list(self._held.items()):
-            self._forget(key)
-            try:
-                end_offset = await self._storage.end_offset(*key)
-                await self._storage.hand_over(*key, archive=True)
-                if self.copies is not None:
-                    await self.copies.ended(*key, archived=True)
-                # Everything is archived: the next tenure starts right after, no gap.
-                await self._reservations.trim(
-                    key[0], key[1], self.node_id, held.lease.epoch, end_offset
-                )
-            except NodeError as exc:
-                log.error("hand-over of %s/%d: %s; its tail stays on this disk", *key, exc)
-            except ControlPlaneError as exc:
-                log.warning("cannot trim the reservation of %s/%d: %s", key[0], key[1], exc)
-            try:
-                await self._leases.release(held.lease)
-            except ControlPlaneError as exc:
-                log.warning("cannot release the lease of %s/%d: %s", key[0], key[1], exc)
-            log.info("handed %s/%d over (epoch %d)", key[0], key[1], held.lease.epoch)
-
-    def _forget(self, key: tuple[str, int]) -> None:
+    def forget(self, key: tuple[str, int]) -> None:
+        """The partition is no longer served here: its tenure's state is dropped."""
         self._held.pop(key, None)
         self._sequences.forget(*key)
 

@@ -45,6 +45,7 @@ from storage_nodes.copies.replica_store import ReplicaStore
 from storage_nodes.takeover import Takeovers
 from storage_nodes.wire.producer_sequences import ProducerSequences
 from storage_nodes.wire.server import NodeServer
+from tidemq.cluster.hand_over import HandOvers
 from tidemq.cluster.lease_keeper import LeaseKeeper
 from tidemq.cluster.node_http import NodeHttp, node_app
 from tidemq.settings import Settings, SettingsError
@@ -86,17 +87,20 @@ async def _serve(settings: Settings, redis_url: str) -> None:
     replicas = ReplicaStore(data_dir / "node")
     await replicas.load()
     sequences = ProducerSequences()
+    leases = Leases(control.redis, control.clock)
+    reservations = OffsetReservations(control.redis, control.clock)
     keeper = LeaseKeeper(
-        Leases(control.redis, control.clock),
+        leases,
         storage,
         node_id,
         ttl_ms,
         next_writer_epoch=control.next_writer_epoch,
         sequences=sequences,
-        reservations=OffsetReservations(control.redis, control.clock),
+        reservations=reservations,
         takeovers=Takeovers(storage, data_dir / "node", replicas=replicas),
         replicas=replicas,
     )
+    hand_overs = HandOvers(keeper, storage, leases, reservations)
     copier = keeper.copies = TailCopier(
         node_id,
         tiering.manifests.store,
@@ -128,11 +132,13 @@ async def _serve(settings: Settings, redis_url: str) -> None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), ttl_ms / 3000)
             if not stop.is_set():
-                await _tick(membership, keeper, server, reports, address=address, ttl_ms=ttl_ms)
+                await _tick(
+                    membership, keeper, hand_overs, server, reports, address=address, ttl_ms=ttl_ms
+                )
         log.info("stopping: handing the partitions over")
         with contextlib.suppress(ControlPlaneError):
             await membership.deregister(node_id)
-        await keeper.hand_over_all(server.drain)
+        await hand_overs.hand_over_all(server.drain)
         with contextlib.suppress(ControlPlaneError):
             await reports.remove("node", node_id)
     finally:
@@ -146,6 +152,7 @@ async def _serve(settings: Settings, redis_url: str) -> None:
 async def _tick(
     membership: Membership,
     keeper: LeaseKeeper,
+    hand_overs: HandOvers,
     server: NodeServer,
     reports: ProcessReports,
     *,
@@ -163,7 +170,7 @@ async def _tick(
     except ControlPlaneError as exc:
         log.warning("membership: %s", exc)
     await keeper.renew_all()
-    keeper.start_rebalance(server.settle)
+    hand_overs.start_rebalance(server.settle)
     await keeper.recover_tails()
     try:
         await _report(reports, keeper, address)

@@ -12,6 +12,7 @@ from storage_nodes.copies.replica_store import ReplicaStore
 from storage_nodes.local_node import LocalNode
 from storage_nodes.takeover import Takeovers
 from storage_nodes.wire.producer_sequences import ProducerSequences
+from tidemq.cluster.hand_over import HandOvers
 from tidemq.cluster.lease_keeper import LeaseKeeper
 from tidemq.stack import ArchiveOptions, open_storage_node
 
@@ -46,4 +47,13 @@ def lease_keeper(
         takeovers=Takeovers(storage, node_dir, replicas=replicas),
         replicas=replicas,
         **options,  # type: ignore[arg-type]
+    )
+
+
+def hand_overs(plane: ControlPlane, keeper: LeaseKeeper, storage: LocalNode) -> HandOvers:
+    return HandOvers(
+        keeper,
+        storage,
+        Leases(plane.redis, plane.clock),
+        OffsetReservations(plane.redis, plane.clock),
     )

@@ -17,7 +17,7 @@ from control_plane.offset_reservations import OffsetReservations
 from control_plane.plane import ControlPlane
 from storage_nodes.local_node import LocalNode
 from storage_nodes.node import NotOwner, RecordIn
-from tests.tidemq.cluster.conftest import archived_node, lease_keeper
+from tests.tidemq.cluster.conftest import archived_node, hand_overs, lease_keeper
 from tidemq.cluster.lease_keeper import MIN_BLOCK_OFFSETS, LeaseKeeper
 
 TTL_MS = 3_000
@@ -130,7 +130,7 @@ async def test_a_graceful_hand_over_leaves_no_gap(plane: ControlPlane, tmp_path:
     async def drained() -> None:
         return None
 
-    await a.keeper.hand_over_all(drained)
+    await hand_overs(plane, a.keeper, a.storage).hand_over_all(drained)
     b.keeper.set_live_nodes([b.node_id])
     assert await _append(b.keeper, b.storage, stream, "b0") == 3
     found = await b.storage.read_offsets(stream, 0, [0, 1, 2, 3])

@@ -15,7 +15,7 @@ from control_plane.leases import Leases
 from control_plane.plane import ControlPlane
 from storage_nodes.local_node import LocalNode
 from storage_nodes.node import NotOwner, RecordIn
-from tests.tidemq.cluster.conftest import archived_node, lease_keeper
+from tests.tidemq.cluster.conftest import archived_node, hand_overs, lease_keeper
 from tidemq.cluster.lease_keeper import LeaseKeeper
 
 TTL_MS = 3_000
@@ -142,7 +142,7 @@ async def test_hand_over_refuses_requests_and_releases_the_leases(
     async def drain() -> None:
         drained.append(True)
 
-    await keeper.hand_over_all(drain)
+    await hand_overs(plane, keeper, storage).hand_over_all(drain)
     assert drained == [True]
     assert keeper.held() == []
     assert await Leases(plane.redis, plane.clock).holder(stream, 0) is None
@@ -159,9 +159,10 @@ async def test_rebalance_hands_over_only_what_a_joined_node_is_now_assigned(
     for stream in (staying, moving):
         await keeper.admit(stream, 0, 0, write=True)
         await storage.append(stream, 0, [RecordIn("m", 1, b"body")])
-    assert keeper.misplaced() == []
+    moves = hand_overs(plane, keeper, storage)
+    assert moves.misplaced() == []
     keeper.set_live_nodes([NODE, OTHER])  # OTHER joined
-    assert keeper.misplaced() == [(moving, 0)]
+    assert moves.misplaced() == [(moving, 0)]
     seen: list[str] = []
 
     async def settled() -> None:
@@ -172,7 +173,7 @@ async def test_rebalance_hands_over_only_what_a_joined_node_is_now_assigned(
         await keeper.admit(staying, 0, 1, write=True)
         seen.append("settled")
 
-    await keeper.rebalance(settled)
+    await moves.rebalance(settled)
     assert seen == ["settled"]
     assert [(lease.stream_id, lease.epoch) for lease in keeper.held()] == [(staying, 1)]
     leases = Leases(plane.redis, plane.clock)

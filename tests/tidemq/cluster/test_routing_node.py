@@ -20,7 +20,7 @@ from storage_nodes.local_node import LocalNode
 from storage_nodes.node import RecordIn, StreamDescriptor, StreamDropped
 from storage_nodes.wire.producer_sequences import ProducerSequences
 from storage_nodes.wire.server import NodeServer
-from tests.tidemq.cluster.conftest import archived_node, lease_keeper
+from tests.tidemq.cluster.conftest import archived_node, hand_overs, lease_keeper
 from tidemq.cluster.lease_keeper import LeaseKeeper
 from tidemq.cluster.routing_node import RoutingNode
 
@@ -97,7 +97,7 @@ async def test_requests_go_to_the_assigned_node_then_follow_a_hand_over(
     # The owner leaves: it refuses, archives the partition and gives it up, and the
     # gateway finds the other node, which goes on right after (no gap: the owner trimmed
     # its reservation to its log's end) and serves the first two from the archive.
-    await owner.keeper.hand_over_all(owner.server.drain)
+    await hand_overs(plane, owner.keeper, owner.storage).hand_over_all(owner.server.drain)
     await Membership(plane.redis, plane.clock).deregister(owner_id)
     other.keeper.set_live_nodes([other.node_id])
     assert await routing.append(stream, 0, [_record(b"c")]) == 2
