@@ -3,8 +3,12 @@ with one archive (a local directory), as `tidemq node` has."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pytest
+
+from control_plane.clock import ManualClock
 from control_plane.leases import Leases
 from control_plane.offset_reservations import OffsetReservations
 from control_plane.plane import ControlPlane
@@ -15,6 +19,24 @@ from storage_nodes.wire.producer_sequences import ProducerSequences
 from tidemq.cluster.hand_over import HandOvers
 from tidemq.cluster.lease_keeper import LeaseKeeper
 from tidemq.stack import ArchiveOptions, open_storage_node
+
+
+class Monotonic:
+    """A node's monotonic clock (seconds), moved by hand."""
+
+    def __init__(self) -> None:
+        self.now_s = 100.0
+
+    def __call__(self) -> float:
+        return self.now_s
+
+
+@pytest.fixture
+async def plane(redis_url: str) -> AsyncIterator[ControlPlane]:
+    """The control plane on the test's Redis, its clock moved by hand."""
+    control = await ControlPlane.connect(redis_url, ManualClock())
+    yield control
+    await control.close()
 
 
 async def archived_node(plane: ControlPlane, node_dir: Path, archive_dir: Path) -> LocalNode:

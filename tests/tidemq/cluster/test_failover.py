@@ -6,7 +6,6 @@ the nodes' monotonic clocks moved by hand."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -17,25 +16,10 @@ from control_plane.offset_reservations import OffsetReservations
 from control_plane.plane import ControlPlane
 from storage_nodes.local_node import LocalNode
 from storage_nodes.node import NotOwner, RecordIn
-from tests.tidemq.cluster.conftest import archived_node, hand_overs, lease_keeper
+from tests.tidemq.cluster.conftest import Monotonic, archived_node, hand_overs, lease_keeper
 from tidemq.cluster.lease_keeper import MIN_BLOCK_OFFSETS, LeaseKeeper
 
 TTL_MS = 3_000
-
-
-class Monotonic:
-    def __init__(self) -> None:
-        self.now_s = 100.0
-
-    def __call__(self) -> float:
-        return self.now_s
-
-
-@pytest.fixture
-async def plane(redis_url: str) -> AsyncIterator[ControlPlane]:
-    control = await ControlPlane.connect(redis_url, ManualClock())
-    yield control
-    await control.close()
 
 
 def _record(body: str) -> RecordIn:

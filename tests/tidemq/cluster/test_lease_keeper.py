@@ -15,27 +15,12 @@ from control_plane.leases import Leases
 from control_plane.plane import ControlPlane
 from storage_nodes.local_node import LocalNode
 from storage_nodes.node import NotOwner, RecordIn
-from tests.tidemq.cluster.conftest import archived_node, hand_overs, lease_keeper
+from tests.tidemq.cluster.conftest import Monotonic, archived_node, hand_overs, lease_keeper
 from tidemq.cluster.lease_keeper import LeaseKeeper
 
 TTL_MS = 3_000
 NODE = "node-a"
 OTHER = "node-b"
-
-
-class Monotonic:
-    def __init__(self) -> None:
-        self.now_s = 100.0
-
-    def __call__(self) -> float:
-        return self.now_s
-
-
-@pytest.fixture
-async def plane(redis_url: str) -> AsyncIterator[ControlPlane]:
-    control = await ControlPlane.connect(redis_url, ManualClock())
-    yield control
-    await control.close()
 
 
 @pytest.fixture

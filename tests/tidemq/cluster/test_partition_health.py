@@ -2,15 +2,8 @@
 
 from __future__ import annotations
 
+from tests.tidemq.cluster.conftest import Monotonic
 from tidemq.cluster.partition_health import PartitionHealth
-
-
-class Monotonic:
-    def __init__(self) -> None:
-        self.now_s = 100.0
-
-    def __call__(self) -> float:
-        return self.now_s
 
 
 def _health() -> tuple[PartitionHealth[str], Monotonic]:

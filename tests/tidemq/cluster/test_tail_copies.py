@@ -7,10 +7,7 @@ tail are never read. Clocks moved by hand, as in test_failover.py."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
-
-import pytest
 
 from control_plane.assignment import assign, weight
 from control_plane.clock import ManualClock
@@ -23,24 +20,9 @@ from storage_nodes.copies.replica_store import ReplicaStore
 from storage_nodes.local_node import LocalNode
 from storage_nodes.node import RecordIn, Replication
 from storage_nodes.wire.server import NodeServer
-from tests.tidemq.cluster.conftest import archived_node, lease_keeper
+from tests.tidemq.cluster.conftest import Monotonic, archived_node, lease_keeper
 
 TTL_MS = 3_000
-
-
-class Monotonic:
-    def __init__(self) -> None:
-        self.now_s = 100.0
-
-    def __call__(self) -> float:
-        return self.now_s
-
-
-@pytest.fixture
-async def plane(redis_url: str) -> AsyncIterator[ControlPlane]:
-    control = await ControlPlane.connect(redis_url, ManualClock())
-    yield control
-    await control.close()
 
 
 class Node:

@@ -10,10 +10,7 @@ import os
 import subprocess
 import sys
 import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
-
-import pytest
 
 from control_plane.assignment import assign
 from control_plane.clock import ManualClock, SystemClock
@@ -24,13 +21,6 @@ from storage_nodes.archive.local_store import LocalDirStore
 from storage_nodes.archive.manifest import Manifests
 from tests.tidemq.cluster.conftest import archived_node
 from tests.tidemq.cluster.test_failover import TTL_MS, Node, _append
-
-
-@pytest.fixture
-async def plane(redis_url: str) -> AsyncIterator[ControlPlane]:
-    control = await ControlPlane.connect(redis_url, ManualClock())
-    yield control
-    await control.close()
 
 
 def _forget_tail(redis_url: str, archive: Path, *args: str) -> subprocess.Popen[str]:

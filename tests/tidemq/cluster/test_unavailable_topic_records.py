@@ -25,20 +25,12 @@ from gateway.core.envelopes import Envelopes
 from gateway.core.receiver import UNAVAILABLE_RETRY_MS
 from storage_nodes.local_node import LocalNode
 from storage_nodes.node import RecordIn
-from tests.tidemq.cluster.conftest import archived_node, lease_keeper
+from tests.tidemq.cluster.conftest import Monotonic, archived_node, lease_keeper
 from tidemq.cluster.lease_keeper import LeaseKeeper
 from tidemq.redis_server import free_port
 
 TTL_MS = 3_000
 ACCOUNT = "123456789012"
-
-
-class Monotonic:
-    def __init__(self) -> None:
-        self.now_s = 100.0
-
-    def __call__(self) -> float:
-        return self.now_s
 
 
 class Node:
@@ -48,13 +40,6 @@ class Node:
         self.keeper: LeaseKeeper = lease_keeper(
             plane, storage, self.node_id, TTL_MS, node_dir, monotonic_s=Monotonic()
         )
-
-
-@pytest.fixture
-async def plane(redis_url: str) -> AsyncIterator[ControlPlane]:
-    control = await ControlPlane.connect(redis_url, ManualClock())
-    yield control
-    await control.close()
 
 
 @pytest.fixture
