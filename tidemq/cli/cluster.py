@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -26,7 +25,7 @@ from control_plane.membership import Membership, Role
 from control_plane.process_reports import ProcessReports
 from control_plane.redis_client import RedisClient
 from tidemq.cli import forget_tail
-from tidemq.cli.keys import KeysCliError, control_redis
+from tidemq.cli.keys import KeysCliError, control_plane_arguments, control_redis
 from tidemq.settings import Settings, SettingsError
 
 
@@ -38,18 +37,11 @@ def add_parser(commands: Any) -> None:
     )
     actions = cluster.add_subparsers(dest="cluster_command", metavar="COMMAND", required=True)
     status = actions.add_parser(
-        "status", help="list the live nodes (with their partitions) and gateways"
+        "status",
+        parents=[control_plane_arguments()],
+        help="list the live nodes (with their partitions) and gateways",
     )
     status.add_argument("--json", action="store_true", help="print JSON")
-    status.add_argument(
-        "--data-dir",
-        type=Path,
-        help="data directory of the running `tidemq up` (TIDEMQ_DATA_DIR; default ./.tidemq)",
-    )
-    status.add_argument(
-        "--redis-url", help="the cluster's Redis, instead of tidemq up's (TIDEMQ_REDIS_URL)"
-    )
-    status.add_argument("--config", type=Path, help="a TOML settings file (TIDEMQ_CONFIG)")
     forget_tail.add_arguments(actions)
 
 

@@ -28,7 +28,6 @@ import asyncio
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -44,7 +43,7 @@ from storage_nodes.archive import tail_give_ups
 from storage_nodes.archive.manifest import Manifests, PendingTail, SegmentEntry
 from storage_nodes.archive.object_store import ObjectStore, ObjectStoreError
 from storage_nodes.archive.stores import open_store
-from tidemq.cli.keys import KeysCliError, control_redis
+from tidemq.cli.keys import KeysCliError, control_plane_arguments, control_redis
 from tidemq.settings import Settings, SettingsError
 from tidemq.stack import archive_options
 
@@ -71,6 +70,7 @@ class Refused(Exception):
 def add_arguments(actions: Any) -> None:
     forget = actions.add_parser(
         "forget-tail",
+        parents=[control_plane_arguments()],
         help="list the pending tails of dead nodes, or give some up for lost",
         description="Without --stream or --node: list the archive's pending tails. With "
         "them: give those tails up for lost (their messages are never delivered), once "
@@ -94,16 +94,7 @@ def add_arguments(actions: Any) -> None:
         help="how long to wait for the partitions' owners to apply it (default 30000)",
     )
     forget.add_argument("--json", action="store_true", help="list as JSON")
-    forget.add_argument(
-        "--data-dir",
-        type=Path,
-        help="data directory of the running `tidemq up` (TIDEMQ_DATA_DIR; default ./.tidemq)",
-    )
-    forget.add_argument(
-        "--redis-url", help="the cluster's Redis, instead of tidemq up's (TIDEMQ_REDIS_URL)"
-    )
     forget.add_argument("--archive-url", help="the cluster's archive (TIDEMQ_ARCHIVE_URL)")
-    forget.add_argument("--config", type=Path, help="a TOML settings file (TIDEMQ_CONFIG)")
 
 
 def run(args: argparse.Namespace) -> int:

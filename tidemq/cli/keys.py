@@ -41,8 +41,9 @@ class KeysCliError(Exception):
     """`tidemq keys` cannot start; the message tells the user what to do."""
 
 
-def add_parser(commands: Any) -> None:
-    """Adds `keys` and its subcommands to the `tidemq` command's subparsers."""
+def control_plane_arguments() -> argparse.ArgumentParser:
+    """The options saying which control plane a command uses (`control_redis` reads
+    them), as a parent parser for the commands that talk to it."""
     where = argparse.ArgumentParser(add_help=False)
     where.add_argument(
         "--data-dir",
@@ -53,6 +54,12 @@ def add_parser(commands: Any) -> None:
         "--redis-url", help="the control plane's Redis, instead of tidemq up's (TIDEMQ_REDIS_URL)"
     )
     where.add_argument("--config", type=Path, help="a TOML settings file (TIDEMQ_CONFIG)")
+    return where
+
+
+def add_parser(commands: Any) -> None:
+    """Adds `keys` and its subcommands to the `tidemq` command's subparsers."""
+    where = control_plane_arguments()
 
     keys = commands.add_parser(
         "keys",
