@@ -45,6 +45,19 @@ def check(data: bytes) -> tuple[int, int]:
     return low, high
 
 
+def intact_bytes(data: bytes) -> int:
+    """How many bytes at the start of `data` are whole batches with intact CRCs."""
+    position = 0
+    while position < len(data):
+        try:
+            header = read_header(data, position)
+            check_crc(data, position, header)
+        except CorruptRecordError:
+            break
+        position += header.size
+    return position
+
+
 def decode(data: bytes, *, source: str) -> list[Record]:
     """The records of every whole, intact batch of `data`, in the order written; the
     rest (a torn or corrupt batch and what follows) is left out and logged."""

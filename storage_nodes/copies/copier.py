@@ -20,7 +20,10 @@ store instead (a switch like any other).
 
 Fencing. The epoch is read before the copy and checked after it: a node whose lease ran
 out meanwhile (by its own clock, storage_nodes' Tenures) does not acknowledge, since a
-new owner may have recovered the tail without this copy. A new owner uses copies of a
+new owner may have recovered the tail without this copy. It answers StorageUnavailable,
+not NotOwner: the records are in its log and perhaps in a copy the next owner recovers,
+so the gateway must not append them again elsewhere (docs/cluster.md, "Appends are not
+repeated twice"). A new owner uses copies of a
 tenure only for that tenure's pending tail (offsets below its reserved end), so copies
 a fenced node makes past it are never read.
 """
@@ -37,7 +40,14 @@ from typing import Protocol
 from storage_nodes import metrics
 from storage_nodes.archive.object_store import ObjectStore, ObjectStoreError
 from storage_nodes.copies import batches, object_copies
-from storage_nodes.node import NodeError, NotOwner, RecordIn, Replication, StorageUnavailable
+from storage_nodes.node import (
+    NodeError,
+    NodeUnreachable,
+    NotOwner,
+    RecordIn,
+    Replication,
+    StorageUnavailable,
+)
 from storage_nodes.wire.client import NodeClient
 
 log = logging.getLogger(__name__)
@@ -125,7 +135,10 @@ class TailCopier:
         copy could be made: the append must not be acknowledged either way."""
         if mode == "none":
             return
-        epoch = self._tenures.current_epoch(stream_id, partition)
+        try:
+            epoch = self._tenures.current_epoch(stream_id, partition)
+        except NotOwner as exc:
+            raise _maybe_written(stream_id, partition, exc) from exc
         key = (stream_id, partition, epoch)
         copier = self._partitions.get(key)
         if copier is None:
@@ -135,10 +148,17 @@ class TailCopier:
         if copier.task is None:
             copier.task = asyncio.create_task(self._rounds(key, copier), name="tail-copies")
         await asyncio.shield(done)
-        if self._tenures.current_epoch(stream_id, partition) != epoch:
-            raise NotOwner(f"node {self.node_id} lost {stream_id}/{partition} while copying")
+        try:
+            current = self._tenures.current_epoch(stream_id, partition)
+        except NotOwner as exc:
+            raise _maybe_written(stream_id, partition, exc) from exc
+        if current != epoch:
+            raise _maybe_written(
+                stream_id, partition, f"lost its lease while copying (epoch {epoch})"
+            )
 
     async def _rounds(self, key: tuple[str, int, int], copier: _Partition) -> None:
+        waiting: list[_Waiting] = []
         try:
             while copier.waiting:
                 waiting, copier.waiting = copier.waiting, []
@@ -148,8 +168,9 @@ class TailCopier:
                     if those:
                         await self._round(key, copier, those)
         except BaseException as exc:
-            # A fault of ours (or cancellation at shutdown): no waiter is left hanging.
-            for w in copier.waiting:
+            # Cancellation at shutdown: no waiter is left hanging, neither of the round
+            # in progress nor of the next (settling one twice is harmless).
+            for w in [*waiting, *copier.waiting]:
                 _settle(w.done, StorageUnavailable(f"copying failed: {exc!r}"))
             copier.waiting = []
             if not isinstance(exc, asyncio.CancelledError):
@@ -168,7 +189,9 @@ class TailCopier:
                 await self._to_object(key, copier, data)
             else:
                 await self._to_follower(key, copier, data)
-        except (NodeError, ObjectStoreError, ValueError) as exc:
+        except Exception as exc:
+            if not isinstance(exc, NodeError | ObjectStoreError | ValueError | OSError):
+                log.exception("tail copies of %s/%d failed", key[0], key[1])
             metrics.TAIL_COPY_FAILURES.labels(mode).inc()
             error = StorageUnavailable(
                 f"the tail of {key[0]}/{key[1]} could not be copied ({mode}): {exc}"
@@ -248,7 +271,9 @@ class TailCopier:
         return max(candidates, key=lambda n: (self._weight(stream_id, partition, n), n))
 
     def _client(self, node_id: str) -> NodeClient:
-        address = self._live[node_id]
+        address = self._live.get(node_id)
+        if address is None:  # it left the live nodes while the round was archiving
+            raise NodeUnreachable(f"node {node_id} is no longer live", sent=False)
         client = self._clients.get(address)
         if client is None:
             client = self._clients[address] = NodeClient(
@@ -269,7 +294,10 @@ class TailCopier:
             left = target not in (None, _OBJECT_STORE) and target not in self._live
             if left and copier.task is None:
                 await self._archive(stream_id, partition)
-                copier.target = None
+                # A round that began meanwhile may have moved to a new follower (and
+                # archived first itself): its target stands.
+                if copier.target == target:
+                    copier.target = None
                 log.info("%s/%d: follower %s left; tail archived", stream_id, partition, target)
             if copier.objects:
                 end = self._archived_end(stream_id, partition)
@@ -308,3 +336,16 @@ def _settle(done: asyncio.Future[None], error: Exception | None) -> None:
         done.set_result(None)
     else:
         done.set_exception(error)
+
+
+def _maybe_written(stream_id: str, partition: int, why: object) -> StorageUnavailable:
+    """The error of an append written to the log whose copy cannot be vouched for.
+
+    Not NotOwner: that tells a gateway the append certainly was not written, and it
+    would append it again elsewhere, while the records are in this log (and perhaps in
+    a copy the next owner recovers). StorageUnavailable is answered 503, and the
+    client's retry is a new message, as after any unanswered send (at least once)."""
+    return StorageUnavailable(
+        f"{stream_id}/{partition}: appended, but the copy cannot be vouched for ({why}); "
+        "it may or may not be delivered"
+    )

@@ -8,7 +8,8 @@ the tenure goes on writing. Epochs and offsets are 20 zero-padded digits.
 
 What the store knows of each file (its highest end offset, its size) it keeps in
 memory, and reads back from the files at start; a file cut short by a crash is read up
-to its last whole batch (its torn end was never acknowledged).
+to its last whole batch (its torn end was never acknowledged), and cut there, so that
+the copies appended to it after a restart are read too.
 
 Deleting: `trim` drops the files of a tenure whose records the archive holds (the
 owner says how far, with each copy); `delete` drops a tenure's files altogether (its
@@ -75,10 +76,16 @@ class ReplicaStore:
             if not (partition.isdigit() and epoch.isdigit()):
                 continue
             tenure = (stream_id, int(partition), int(epoch))
-            records = batches.decode(path.read_bytes(), source=str(path))
+            data = path.read_bytes()
+            records = batches.decode(data, source=str(path))
+            intact = batches.intact_bytes(data)
+            if intact < len(data):
+                # Cut the torn end off: a copy appended after it would be unreadable.
+                os.truncate(path, intact)
+                _fsync(path)
             end = max((r.offset + 1 for r in records), default=0)
             copies = found.setdefault(tenure, _Copies(written_s=self._monotonic_s()))
-            copies.files.append(_File(path, end, path.stat().st_size))
+            copies.files.append(_File(path, end, intact))
         return found
 
     def tenures(self) -> list[tuple[Tenure, float]]:
@@ -95,17 +102,27 @@ class ReplicaStore:
         the tenure's files that end at or below `archived_end`."""
         check_stream_id(tenure[0])
         first_offset, end_offset = batches.check(data)
-        copies = self._tenures.setdefault(tenure, _Copies())
-        async with copies.lock:
-            current = copies.files[-1] if copies.files else None
-            if current is None or current.size_bytes >= FILE_BYTES:
-                current = _File(self._path(tenure, first_offset), 0, 0)
-                copies.files.append(current)
-            await asyncio.to_thread(_append_synced, current.path, data)
-            current.end_offset = max(current.end_offset, end_offset)
-            current.size_bytes += len(data)
-            copies.written_s = self._monotonic_s()
-            await self._trim(copies, archived_end)
+        while True:
+            copies = self._tenures.setdefault(tenure, _Copies())
+            async with copies.lock:
+                if self._tenures.get(tenure) is copies:
+                    await self._write(tenure, copies, data, first_offset, end_offset)
+                    await self._trim(copies, archived_end)
+                    return
+            # Deleted while this write waited for the lock: write into a fresh entry,
+            # after the deletion, never into a directory being removed.
+
+    async def _write(
+        self, tenure: Tenure, copies: _Copies, data: bytes, first_offset: int, end_offset: int
+    ) -> None:
+        current = copies.files[-1] if copies.files else None
+        if current is None or current.size_bytes >= FILE_BYTES:
+            current = _File(self._path(tenure, first_offset), 0, 0)
+            copies.files.append(current)
+        await asyncio.to_thread(_append_synced, current.path, data)
+        current.end_offset = max(current.end_offset, end_offset)
+        current.size_bytes += len(data)
+        copies.written_s = self._monotonic_s()
 
     async def trim(self, tenure: Tenure, archived_end: int) -> None:
         copies = self._tenures.get(tenure)
@@ -137,12 +154,16 @@ class ReplicaStore:
         return batches.in_offset_order(found)
 
     async def delete(self, tenure: Tenure) -> None:
-        copies = self._tenures.pop(tenure, None)
+        copies = self._tenures.get(tenure)
         if copies is None:
             return
         async with copies.lock:
             directory = self._path(tenure, 0).parent
             await asyncio.to_thread(shutil.rmtree, directory, ignore_errors=True)
+            # Taken out once the directory is gone, under the lock: a write that waited
+            # for it then starts a new entry and directory.
+            if self._tenures.get(tenure) is copies:
+                del self._tenures[tenure]
         log.info("deleted the copies of %s/%d (epoch %d)", *tenure)
 
     def _path(self, tenure: Tenure, first_offset: int) -> Path:
@@ -154,6 +175,14 @@ class ReplicaStore:
             / f"{epoch:020d}"
             / (f"{first_offset:020d}{SUFFIX}")
         )
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.fdatasync(fd)
+    finally:
+        os.close(fd)
 
 
 def _append_synced(path: Path, data: bytes) -> None:

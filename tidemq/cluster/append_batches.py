@@ -141,8 +141,11 @@ class AppendBatches(Generic[K]):
             if len(batch) == 1:
                 _fail(batch[0], exc)
                 return
-            # Refused whole, written in no part: the append at fault is found alone.
-            await asyncio.gather(*(self._send_batch(key, [waiting]) for waiting in batch))
+            # Refused whole, written in no part: the append at fault is found alone, one
+            # request at a time (the partition's bound), leaving out cancelled callers.
+            for waiting in batch:
+                if not waiting.done.done():
+                    await self._send_batch(key, [waiting])
             return
         except Exception as exc:
             for waiting in batch:

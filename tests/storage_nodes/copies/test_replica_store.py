@@ -4,6 +4,7 @@ restart, a torn end left out, files the archive covers deleted."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,9 @@ async def test_copies_are_read_back_in_offset_order_after_a_restart(tmp_path: Pa
     await again.load()
     assert [t for t, _ in again.tenures()] == [tenure]
     assert [r.offset for r in await again.records(tenure)] == [0, 1, 2]
+    # The torn end was cut at load: a copy written after the restart is read too.
+    await again.write(tenure, _copy(3, "d"), archived_end=0)
+    assert [r.body for r in await again.records(tenure)] == [b"a", b"b", b"c", b"d"]
     await again.delete(tenure)
     assert again.tenures() == []
     assert not path.exists()
@@ -75,3 +79,19 @@ async def test_a_bad_copy_is_refused_and_nothing_written(tmp_path: Path) -> None
     with pytest.raises(ValueError, match="stream id"):
         await store.write(("../x", 0, 1), _copy(0, "a"), archived_end=0)
     assert not (tmp_path / "replicas").exists()
+
+
+async def test_a_write_racing_a_delete_of_its_tenure_is_kept(tmp_path: Path) -> None:
+    store = ReplicaStore(tmp_path)
+    tenure = ("s1", 0, 4)
+    await store.write(tenure, _copy(0, "a"), archived_end=0)
+    # The delete takes the tenure's lock first; the write waits for it, then must land
+    # in a new entry and directory, not in the one being removed.
+    deleting = asyncio.create_task(store.delete(tenure))
+    await asyncio.sleep(0)
+    await store.write(tenure, _copy(1, "b"), archived_end=0)
+    await deleting
+    assert [r.body for r in await store.records(tenure)] == [b"b"]
+    again = ReplicaStore(tmp_path)
+    await again.load()
+    assert [r.body for r in await again.records(tenure)] == [b"b"]
