@@ -16,7 +16,7 @@ from control_plane.assignment import assign
 from gateway.core.partitioning import group_partition
 from tests.conftest import TidemqProcess, TidemqUp
 from tests.tidemq.test_cluster import _restart_node, _sqs, _status, _two_free_ports, _wait_for
-from tests.tidemq.test_cluster_partitions import _held_as_assigned, _stream_id
+from tests.tidemq.test_cluster_partitions import _held_as_assigned
 
 PARTITIONS = 4
 SETTINGS = {
@@ -33,17 +33,28 @@ QUICK_S = 2.0
 def _spread_queue(cluster: TidemqProcess, sqs: Any, node_ids: set[str]) -> tuple[str, str]:
     """A standard queue whose partitions the assignment spreads over both nodes: its URL
     and stream id."""
+    tried: set[str] = set()
     for attempt in range(30):
         url = sqs.create_queue(
             QueueName=f"spread-{attempt}", Attributes={"Partitions": str(PARTITIONS)}
         )["QueueUrl"]
         sqs.receive_message(QueueUrl=url)  # every partition is asked for its end: leased
-        stream_id = _stream_id(cluster)
+        # The nodes report what they hold at their heartbeats (a third of the TTL apart),
+        # and may still report the queues tried before.
+        stream_id = _wait_for(lambda: _new_stream(cluster, tried))
+        tried.add(stream_id)
         if {assign(stream_id, p, node_ids) for p in range(PARTITIONS)} == node_ids:
             return url, stream_id
         sqs.delete_queue(QueueUrl=url)
-        _wait_for(lambda: None if any(n["partitions"] for n in _status(cluster)["nodes"]) else 1)
     raise AssertionError("no queue's partitions were spread over both nodes")
+
+
+def _new_stream(cluster: TidemqProcess, tried: set[str]) -> str | None:
+    """The stream the nodes report holding that is not one of `tried`, once reported."""
+    held = {p["stream_id"] for node in _status(cluster)["nodes"] for p in node["partitions"]}
+    new = held - tried
+    assert len(new) <= 1, new
+    return new.pop() if new else None
 
 
 def _timed(call: Any, **kwargs: Any) -> tuple[Any, float]:
