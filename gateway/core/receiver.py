@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from control_plane.arns import parse_queue_arn
 from control_plane.deliveries import Delivery, FifoEntry, any_partition
@@ -82,6 +82,23 @@ async def served_log_ends(storage: Node, stream_id: str, partitions: int) -> dic
     if len(ends) < partitions:
         metrics.PARTITIONS_LEFT_OUT.inc(partitions - len(ends))
     return ends
+
+
+async def absence_of(
+    storage: Node, stream_id: str, missing: Iterable[Delivery]
+) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
+    """Of claimed deliveries whose record a read did not return, the (partition, offset)
+    of those (unavailable for now, never written): one question to the node a partition."""
+    by_partition: defaultdict[int, list[int]] = defaultdict(list)
+    for delivery in missing:
+        by_partition[delivery.partition].append(delivery.offset)
+    unavailable: set[tuple[int, int]] = set()
+    never_written: set[tuple[int, int]] = set()
+    for partition, offsets in by_partition.items():
+        absence = await storage.absent(stream_id, partition, offsets)
+        unavailable |= {(partition, offset) for offset in absence.unavailable}
+        never_written |= {(partition, offset) for offset in absence.never_written}
+    return unavailable, never_written
 
 
 class Receiver:
@@ -182,10 +199,14 @@ class Receiver:
         if not claim:
             return [], False
         records, down = await self._records(source, claim.deliveries + claim.dead_letters)
-        unavailable, never_written = await self._absent(
-            source,
-            [d for d in claim.deliveries + claim.dead_letters if d.partition not in down],
-            records,
+        unavailable, never_written = await absence_of(
+            self._storage,
+            source.stream_id,
+            [
+                d
+                for d in claim.deliveries + claim.dead_letters
+                if d.partition not in down and (d.partition, d.offset) not in records
+            ],
         )
         # A due message of a partition down now is unavailable for now, as one on a
         # failed node's tail is: put back for later, not waited for.
@@ -265,25 +286,6 @@ class Receiver:
             await self._control.deliveries.defer(delivery, now_ms + UNAVAILABLE_RETRY_MS)
         else:
             removed.append(delivery)
-
-    async def _absent(
-        self,
-        source: Consumable,
-        deliveries: list[Delivery],
-        records: dict[tuple[int, int], Record],
-    ) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
-        """The claimed messages without a record that are (unavailable, never written),
-        by (partition, offset); asked of the node only when a record is missing."""
-        missing: defaultdict[int, list[int]] = defaultdict(list)
-        for delivery in deliveries:
-            if (delivery.partition, delivery.offset) not in records:
-                missing[delivery.partition].append(delivery.offset)
-        unavailable, never_written = set(), set()
-        for partition, offsets in missing.items():
-            absence = await self._storage.absent(source.stream_id, partition, offsets)
-            unavailable |= {(partition, offset) for offset in absence.unavailable}
-            never_written |= {(partition, offset) for offset in absence.never_written}
-        return unavailable, never_written
 
     async def _dead_letter_queue(self, source: Consumable) -> QueueInfo | None:
         redrive = source.redrive

@@ -27,7 +27,7 @@ from control_plane.topics import TopicInfo
 from gateway.core import fanout, notifications
 from gateway.core.delivery_policies import EffectiveDeliveryPolicy
 from gateway.core.envelopes import Envelopes
-from gateway.core.receiver import UNAVAILABLE_RETRY_MS, served_log_ends
+from gateway.core.receiver import UNAVAILABLE_RETRY_MS, absence_of, served_log_ends
 from gateway.core.retry_schedules import retry_delay_s
 from gateway.core.subscription_attributes import effective_policy
 from gateway.core.webhooks import Webhooks, webhook_headers
@@ -137,9 +137,9 @@ class WebhookDelivery:
             return False
         claimed = claim.deliveries + claim.dead_letters
         found, down = await self._records(topic, claimed)
-        unavailable = await self._unavailable(
-            topic, [d for d in claimed if d.partition not in down], found
-        )
+        missing = [d for d in claimed if d.partition not in down and d.member not in found]
+        waiting_keys, _ = await absence_of(self._storage, topic.stream_id, missing)
+        unavailable = [d for d in missing if (d.partition, d.offset) in waiting_keys]
         # A partition down now: its records are unavailable for now, not gone.
         unavailable += [d for d in claimed if d.partition in down]
         if unavailable:
@@ -189,21 +189,6 @@ class WebhookDelivery:
                 continue
             found.update({f"{partition}:{offset}": r for offset, r in records.items()})
         return found, down
-
-    async def _unavailable(
-        self, topic: TopicInfo, claimed: list[Delivery], found: dict[str, Record]
-    ) -> list[Delivery]:
-        """The claimed deliveries whose record is missing but only unavailable for now;
-        the node is asked only when a record is missing."""
-        missing = [d for d in claimed if d.member not in found]
-        by_partition: dict[int, list[int]] = {}
-        for delivery in missing:
-            by_partition.setdefault(delivery.partition, []).append(delivery.offset)
-        unavailable: set[tuple[int, int]] = set()
-        for partition, offsets in by_partition.items():
-            absence = await self._storage.absent(topic.stream_id, partition, offsets)
-            unavailable |= {(partition, offset) for offset in absence.unavailable}
-        return [d for d in missing if (d.partition, d.offset) in unavailable]
 
     async def _attempt(
         self,
