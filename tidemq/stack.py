@@ -19,7 +19,7 @@ from control_plane.bearer_tokens import BearerTokens
 from control_plane.clock import Clock, SystemClock
 from control_plane.plane import ControlPlane
 from control_plane.secret_box import SecretBox
-from gateway import metrics
+from gateway import aws_models, metrics
 from gateway.admission import AdmissionLimits, FairScheduler
 from gateway.app import create_app
 from gateway.auth.authenticator import Authenticator
@@ -233,6 +233,8 @@ def build_app(
                 BearerTokens(control.redis, control.clock, control.metadata_cache),
                 request_clock,
             )
+            # Read now, not by the first Query request of each action (gateway/aws_models.py).
+            aws_models.load()
             # Everything start-up made lives as long as the gateway: out of the
             # collector's walks from here on (gateway/heap.py).
             freeze_startup_heap()

@@ -25,13 +25,12 @@ import base64
 import binascii
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
-from functools import cache
 from typing import Any
 from xml.sax.saxutils import escape
 
-import botocore.session
 from botocore.model import ListShape, MapShape, OperationModel, Shape, StructureShape
 
+from gateway import aws_models
 from gateway.core.text_rules import parse_int, without_forbidden_chars
 from gateway.sns.errors import SnsError, invalid_parameter, missing_parameter
 from gateway.sns.limits import MAX_INDEX
@@ -42,10 +41,8 @@ CONTENT_TYPE = "text/xml"
 _CARRIAGE_RETURN = {"\r": "&#13;"}
 
 
-@cache
 def _operation(action: str) -> OperationModel | None:
-    model = botocore.session.get_session().get_service_model("sns")
-    return model.operation_model(action) if action in model.operation_names else None
+    return aws_models.operation("sns", action)
 
 
 def parse(action: str, pairs: Iterable[tuple[str, str]]) -> dict[str, Any]:

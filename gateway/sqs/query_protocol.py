@@ -11,13 +11,12 @@ lists and maps by the table below (`AttributeName.1`, `Attribute.1.Name`/`.Value
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from functools import cache
 from typing import Any
 from xml.sax.saxutils import escape
 
-import botocore.session
 from botocore.model import ListShape, MapShape, OperationModel, Shape, StructureShape
 
+from gateway import aws_models
 from gateway.core.text_rules import parse_int, without_forbidden_chars
 from gateway.sqs.errors import SqsError, invalid_parameter, missing_parameter
 from gateway.sqs.limits import MAX_INDEX
@@ -50,10 +49,8 @@ _CARRIAGE_RETURN = {"\r": "&#13;"}
 _KEYED_MAPS = frozenset({"tags", "Tags"})
 
 
-@cache
 def _operation(action: str) -> OperationModel | None:
-    model = botocore.session.get_session().get_service_model("sqs")
-    return model.operation_model(action) if action in model.operation_names else None
+    return aws_models.operation("sqs", action)
 
 
 def parse(action: str, pairs: Iterable[tuple[str, str]]) -> dict[str, Any]:
