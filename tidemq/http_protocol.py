@@ -39,7 +39,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 log = logging.getLogger(__name__)
 
 DEFAULT_READ_TIMEOUT_S = 30.0
-DEFAULT_FIRST_REQUESTS_PER_ROUND = 64
+DEFAULT_FIRST_REQUESTS_PER_ROUND = 16
 
 
 class ConnectionRounds:

@@ -26,7 +26,7 @@ from uvicorn.config import STARTUP_FAILURE
 
 log = logging.getLogger(__name__)
 
-DEFAULT_ACCEPT_PER_ROUND = 64
+DEFAULT_ACCEPT_PER_ROUND = 16
 # After the process ran out of file descriptors, the pause before accepting again (as
 # asyncio's own accept loop): the backlog keeps the connections meanwhile.
 _ACCEPT_RETRY_S = 1.0

@@ -28,7 +28,7 @@ def test_defaults() -> None:
     assert settings.durability == "fsync"
     assert (settings.metrics_max_queues, settings.metrics_token) == (1000, None)
     assert (settings.max_active_requests, settings.max_active_requests_per_caller) == (128, 32)
-    assert settings.accept_per_round == 64
+    assert settings.accept_per_round == 16
 
 
 def test_the_metrics_settings_come_from_the_environment() -> None:
