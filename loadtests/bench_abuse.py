@@ -47,9 +47,16 @@ import orjson
 
 from loadtests.abuse_probe import Probe, ProbeConfig, ProbeResult, RssSampler, rss_mib
 from loadtests.abuse_scenarios import SCENARIOS, AbuseStats, Sizes, Target
+from tidemq.bench.cli import add_setting_argument
 from tidemq.bench.load import Recorder, percentile, progress
 from tidemq.bench.runs import run_async
-from tidemq.bench.servers import BenchError, Credentials, ServerProcess, start_stack
+from tidemq.bench.servers import (
+    BenchError,
+    Credentials,
+    ServerProcess,
+    server_settings,
+    start_stack,
+)
 
 P99_TARGET_MS = 50.0
 RSS_TARGET_RATIO = 1.2
@@ -130,6 +137,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--probe-rate", type=float, default=50.0, help="ListQueues/s (50)")
     parser.add_argument("--scenarios", default=",".join(SCENARIOS), help="subset, in order")
     parser.add_argument("--json", type=Path, help="write the results here")
+    add_setting_argument(parser)
     sizes = parser.add_argument_group("sizes")
     for name, value in asdict(Sizes()).items():
         sizes.add_argument(f"--{name.replace('_', '-')}", type=int, default=value)
@@ -145,6 +153,8 @@ def _problem(args: argparse.Namespace) -> str | None:
         return "sizes must be positive"
     if args.endpoint and not (args.token and args.access_key_id and args.secret_access_key):
         return "--endpoint needs --token, --access-key-id and --secret-access-key"
+    if args.endpoint and args.setting:
+        return "--setting is for the server the bench starts, not one at --endpoint"
     return None
 
 
@@ -294,7 +304,7 @@ def run(args: argparse.Namespace) -> int:
                 endpoint = args.endpoint.rstrip("/")
                 key = Credentials(args.access_key_id, args.secret_access_key, args.token)
             else:
-                server, endpoint, key = start_stack(Path(tmp))
+                server, endpoint, key = start_stack(Path(tmp), server_settings(args.setting))
             where = f"pid {server.pid}" if server else "memory not measured"
             print(f"TideMQ at {endpoint} ({where})", file=sys.stderr)
             urls = run_async(lambda: _queues(endpoint, key.token, prefix, delete=False))

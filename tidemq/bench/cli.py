@@ -118,6 +118,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "bundled server with appendfsync always",
     )
     parser.add_argument("--json", type=Path, help="write the results here as JSON")
+    add_setting_argument(parser)
+
+
+def add_setting_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--setting",
+        action="append",
+        default=[],
+        metavar="TIDEMQ_NAME=VALUE",
+        help="a setting of the `tidemq up` the bench starts (repeatable; the developer's "
+        "own TIDEMQ_* variables never reach it), to measure it against the default",
+    )
 
 
 def invalid(args: argparse.Namespace) -> str | None:
@@ -135,6 +147,8 @@ def invalid(args: argparse.Namespace) -> str | None:
             "--endpoint needs --token and --access-key-id/--secret-access-key "
             "(or TIDEMQ_TOKEN, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)"
         )
+    if args.endpoint and args.setting:
+        return "--setting is for the `tidemq up` the bench starts, not one at --endpoint"
     return None
 
 
@@ -151,6 +165,7 @@ def run(args: argparse.Namespace) -> int:
     from tidemq.bench.servers import (  # noqa: PLC0415
         BenchError,
         Credentials,
+        server_settings,
         start_ceiling,
         start_stack,
     )
@@ -178,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
                 endpoint = args.endpoint.rstrip("/")
                 credentials = Credentials(args.access_key_id, args.secret_access_key, args.token)
             else:
-                stack, endpoint, credentials = start_stack(work)
+                stack, endpoint, credentials = start_stack(work, server_settings(args.setting))
             where = f"pid {stack.pid}, " if stack else ""
             print(f"TideMQ at {endpoint} ({where}fsync durability)", file=sys.stderr)
             print(f"ceiling at {ceiling_url} (pid {ceiling_server.pid})", file=sys.stderr)

@@ -11,7 +11,8 @@ import socket
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from tidemq.bench.ceiling import READY_LINE
@@ -91,12 +92,15 @@ class ServerProcess:
             self.process.wait()
 
 
-def start_stack(work_dir: Path) -> tuple[ServerProcess, str, Credentials]:
+def start_stack(
+    work_dir: Path, settings: Mapping[str, str] | None = None
+) -> tuple[ServerProcess, str, Credentials]:
     """`tidemq up` on a free port with a fresh data directory under `work_dir`, `fsync`
-    durability and admin credentials of our own; then a bearer token from it."""
+    durability and admin credentials of our own (and `settings`, from
+    `server_settings`); then a bearer token from it."""
     data_dir = work_dir / "data"
     port = free_port()
-    env = stack_env(data_dir, port)
+    env = stack_env(data_dir, port, settings)
     server = ServerProcess(
         "tidemq up",
         [sys.executable, "-m", "tidemq.cli", "up"],
@@ -113,11 +117,15 @@ def start_stack(work_dir: Path) -> tuple[ServerProcess, str, Credentials]:
     return server, endpoint, Credentials(ACCESS_KEY_ID, SECRET_ACCESS_KEY, token)
 
 
-def stack_env(data_dir: Path, port: int) -> dict[str, str]:
+def stack_env(
+    data_dir: Path, port: int, settings: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """The environment of a `tidemq up` to measure: no TIDEMQ_* of the developer's (they
-    must not change what is measured), loopback, `port`, `data_dir`, `fsync` durability
-    and the bench's admin credentials."""
+    must not change what is measured, unnoticed), loopback, `port`, `data_dir`, `fsync`
+    durability and the bench's admin credentials; and `settings`, the ones asked for by
+    name (`server_settings`)."""
     env = {name: value for name, value in os.environ.items() if not name.startswith("TIDEMQ_")}
+    env.update(settings or {})
     env.update(
         TIDEMQ_HOST="127.0.0.1",
         TIDEMQ_PORT=str(port),
@@ -127,6 +135,45 @@ def stack_env(data_dir: Path, port: int) -> dict[str, str]:
         TIDEMQ_DURABILITY="fsync",
     )
     return env
+
+
+# What the bench sets itself (stack_env): a --setting cannot change these.
+_BENCH_OWN = frozenset(
+    (
+        "TIDEMQ_HOST",
+        "TIDEMQ_PORT",
+        "TIDEMQ_DATA_DIR",
+        "TIDEMQ_ACCESS_KEY_ID",
+        "TIDEMQ_SECRET_ACCESS_KEY",
+        "TIDEMQ_DURABILITY",
+        "TIDEMQ_CONFIG",
+    )
+)
+
+
+def server_settings(pairs: Sequence[str]) -> dict[str, str]:
+    """`--setting TIDEMQ_NAME=VALUE` pairs as the measured `tidemq up`'s environment, each
+    checked as `tidemq up` checks its own; BenchError says what is wrong. For measuring
+    a setting against its default (docs/performance.md, "Running it")."""
+    from tidemq.settings import Settings, SettingsError  # noqa: PLC0415 - only when given
+
+    settings: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.startswith("TIDEMQ_") or not value:
+            raise BenchError(f"--setting takes TIDEMQ_NAME=VALUE, not {pair!r}")
+        if name in _BENCH_OWN:
+            raise BenchError(f"--setting cannot change {name}: the bench sets it")
+        settings[name] = value
+    known = {"TIDEMQ_" + field.name.upper() for field in fields(Settings)}
+    unknown = sorted(set(settings) - known)
+    if unknown:
+        raise BenchError(f"--setting: no such setting {', '.join(unknown)}")
+    try:
+        Settings.load(env=settings)
+    except SettingsError as exc:
+        raise BenchError(f"--setting: {exc}") from exc
+    return settings
 
 
 def make_token(data_dir: Path, env: dict[str, str]) -> str:
