@@ -13,7 +13,7 @@ from control_plane.metadata_cache import MetadataCache
 from control_plane.move_tasks import MoveTaskStore
 from control_plane.queues import QueueStore
 from control_plane.receipts import ReceiptSigner, new_signing_key
-from control_plane.redis_client import RedisClient, open_redis
+from control_plane.redis_client import RedisClient, open_every_connection, open_redis
 from control_plane.redis_values import as_bytes
 from control_plane.subscriptions import SubscriptionStore
 from control_plane.topics import TopicStore
@@ -43,10 +43,15 @@ class ControlPlane:
         self.accounts = AccountIndex(redis)
 
     @classmethod
-    async def connect(cls, redis_url: str, clock: Clock | None = None) -> ControlPlane:
+    async def connect(
+        cls, redis_url: str, clock: Clock | None = None, *, serving: bool = False
+    ) -> ControlPlane:
         """Connects and loads the receipt signing key every gateway of the cluster shares.
 
-        The first gateway to start creates the key (SET NX); the rest read it.
+        The first gateway to start creates the key (SET NX); the rest read it. `serving`:
+        for a process about to serve requests, every connection of the pool is opened
+        now, not under its first burst (redis_client.open_every_connection); before the
+        relays below take theirs, while all of them are free.
         """
         # A long poll holds no connection while it waits: it waits on in-process
         # wake-ups (wakeups.py), and each command returns its connection when answered.
@@ -55,6 +60,8 @@ class ControlPlane:
             with redis_boundary():
                 await redis.set(redis_keys.RECEIPT_KEY, new_signing_key(), nx=True)
                 signing_key = await redis.get(redis_keys.RECEIPT_KEY)
+                if serving:
+                    await open_every_connection(redis)
         except BaseException:
             await redis.aclose()
             raise

@@ -147,7 +147,7 @@ async def open_broker(
     over them; closes them in reverse order. With `cluster`, the storage is the
     cluster's nodes instead, reached over the network. `replication`: new queues' and
     topics' default `Replication` (docs/durability.md)."""
-    control = await ControlPlane.connect(redis_url, clock)
+    control = await ControlPlane.connect(redis_url, clock, serving=True)
     storage: Node
     if cluster is None:
         local = await open_storage_node(control, data_dir / "node", durability, archive)

@@ -8,7 +8,14 @@ import pytest
 from redis.asyncio import Redis, RedisCluster
 
 from control_plane.errors import ControlPlaneUnavailable, redis_boundary
-from control_plane.redis_client import RedisUrlError, check_url, is_cluster_url, open_redis
+from control_plane.redis_client import (
+    RedisUrlError,
+    check_url,
+    is_cluster_url,
+    open_every_connection,
+    open_redis,
+)
+from tidemq.redis_server import RedisServer
 
 
 async def test_the_url_picks_the_client_and_both_serve(redis_url: str) -> None:
@@ -63,3 +70,21 @@ async def test_a_command_that_gets_no_turn_in_time_is_unavailable(redis_url: str
         assert await holding is None
     finally:
         await client.aclose()
+
+
+async def test_every_connection_of_the_pool_is_open_before_any_burst(
+    redis_server: RedisServer,
+) -> None:
+    redis_url = redis_server.url
+    watcher = open_redis(redis_url, max_connections=1)
+    client = open_redis(redis_url, max_connections=6)
+    try:
+        before = len(await watcher.client_list())
+        await open_every_connection(client)
+        assert len(await watcher.client_list()) == before + 6
+        # They are the pool's to use: commands take them without opening more.
+        await asyncio.gather(*(client.incr("tq:count") for _ in range(30)))
+        assert len(await watcher.client_list()) == before + 6
+    finally:
+        await client.aclose()
+        await watcher.aclose()
