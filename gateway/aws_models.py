@@ -1,15 +1,15 @@
-"""botocore's models of the AWS services whose Query protocol the gateway speaks, read
-once per process and before the first request.
+"""botocore's models of the AWS services whose Query protocol the gateway speaks, read once
+per process and before the first request.
 
 The SQS and SNS Query protocols (gateway/sqs/query_protocol.py,
-gateway/sns/query_protocol.py) parse and render by these models. Reading one is botocore's
-JSON loader and its shape resolver: 15-35 ms a service on the machine of
+gateway/sns/query_protocol.py) parse and render by these models. Reading one is
+botocore's JSON loader and its shape resolver: 15-35 ms a service on the machine of
 docs/performance.md, more on a busy event loop. `botocore.session.get_session()` makes a
 new session, with a loader and caches of its own, on every call; a model read through it
 per action was read again by the first request of each action (23 SQS actions, 42 SNS
 ones), and each such read held the event loop, and every request behind it, that long
-(docs/performance.md, "First use of an action"). So each model is read once, and
-`load` reads them when the gateway starts.
+(docs/performance.md, "Stalls at first use, rounds of 16, Redis connections at start").
+So each model is read once, and `load` reads them when the gateway starts.
 
 Thread-safety: read once under the GIL; what it returns is never changed afterwards.
 """

@@ -85,8 +85,8 @@ class Settings:
     # loop; the rest wait for the next turns, so that a storm of connections cannot hold
     # up a connection already served (tidemq/http_server.py, tidemq/http_protocol.py).
     # 16 rather than 64: each turn of a storm is then a quarter as long, and a request of
-    # a connection already served waits a few such turns (docs/performance.md, "Rounds
-    # of 16").
+    # a connection already served waits a few such turns (docs/performance.md,
+    # "Stalls at first use, rounds of 16, Redis connections at start").
     accept_per_round: int = 16
     # Requests doing work at once, all callers together and per caller (an access key, a
     # bearer token); the others wait their caller's turn (gateway/admission.py).
