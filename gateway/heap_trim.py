@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import functools
 import logging
 from collections.abc import AsyncIterator, Callable
 
@@ -21,7 +22,11 @@ log = logging.getLogger(__name__)
 TRIM_INTERVAL_S = 5.0
 
 
+@functools.cache
 def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's `malloc_trim`, looked up once rather than at each trim (each lookup made
+    a CDLL and its function objects, after a burst among the allocations that keep
+    CPython's arenas)."""
     try:
         libc = ctypes.CDLL("libc.so.6")
     except OSError:
