@@ -126,29 +126,20 @@ def stack_env(
     name (`server_settings`)."""
     env = {name: value for name, value in os.environ.items() if not name.startswith("TIDEMQ_")}
     env.update(settings or {})
-    env.update(
-        TIDEMQ_HOST="127.0.0.1",
-        TIDEMQ_PORT=str(port),
-        TIDEMQ_DATA_DIR=str(data_dir),
-        TIDEMQ_ACCESS_KEY_ID=ACCESS_KEY_ID,
-        TIDEMQ_SECRET_ACCESS_KEY=SECRET_ACCESS_KEY,
-        TIDEMQ_DURABILITY="fsync",
-    )
+    env.update(_bench_own(data_dir, port))
     return env
 
 
-# What the bench sets itself (stack_env): a --setting cannot change these.
-_BENCH_OWN = frozenset(
-    (
-        "TIDEMQ_HOST",
-        "TIDEMQ_PORT",
-        "TIDEMQ_DATA_DIR",
-        "TIDEMQ_ACCESS_KEY_ID",
-        "TIDEMQ_SECRET_ACCESS_KEY",
-        "TIDEMQ_DURABILITY",
-        "TIDEMQ_CONFIG",
-    )
-)
+def _bench_own(data_dir: Path, port: int) -> dict[str, str]:
+    """The settings the bench sets itself: a --setting cannot change these."""
+    return {
+        "TIDEMQ_HOST": "127.0.0.1",
+        "TIDEMQ_PORT": str(port),
+        "TIDEMQ_DATA_DIR": str(data_dir),
+        "TIDEMQ_ACCESS_KEY_ID": ACCESS_KEY_ID,
+        "TIDEMQ_SECRET_ACCESS_KEY": SECRET_ACCESS_KEY,
+        "TIDEMQ_DURABILITY": "fsync",
+    }
 
 
 def server_settings(pairs: Sequence[str]) -> dict[str, str]:
@@ -157,12 +148,13 @@ def server_settings(pairs: Sequence[str]) -> dict[str, str]:
     a setting against its default (docs/performance.md, "Running it")."""
     from tidemq.settings import Settings, SettingsError  # noqa: PLC0415 - only when given
 
+    own = _bench_own(Path(), 0)
     settings: dict[str, str] = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or not name.startswith("TIDEMQ_") or not value:
             raise BenchError(f"--setting takes TIDEMQ_NAME=VALUE, not {pair!r}")
-        if name in _BENCH_OWN:
+        if name in own:
             raise BenchError(f"--setting cannot change {name}: the bench sets it")
         settings[name] = value
     known = {"TIDEMQ_" + field.name.upper() for field in fields(Settings)}
