@@ -50,7 +50,7 @@ _STREAM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 # After a failed write, the node counts as ready again once this much disk is free.
 _FREE_BYTES_TO_RECOVER = 16 * 1024 * 1024
 # What the node keeps of its partitions' latest appends for the consumers reading right
-# behind them (storage_nodes/log/tail_cache.py): ~130 000 records of 256 bytes.
+# behind them (storage_nodes/log/tail_cache.py): ~180 000 records of 256 bytes.
 DEFAULT_TAIL_CACHE_BYTES = 64 * 1024 * 1024
 # A time lookup that raced the local log's start moving up (segments dropped once tiered)
 # is done again, at most this many times in all.

@@ -54,7 +54,7 @@ class PartitionLog:
     small :meth:`read_offsets` whose bytes are all in the page cache is served on the loop
     (``preadv2(RWF_NOWAIT)``, which never waits); otherwise it goes to a worker as well.
     With a tail (``tail_cache.py``), :meth:`read_offsets` first takes what it holds of the
-    records this log object appended last, without reading or decoding them again.
+    batches this log object appended last, without reading them from the segments again.
 
     Thread-safety: use one log object from one event loop (the one it was opened in).
     Two log objects must never open the same directory.
@@ -136,7 +136,7 @@ class PartitionLog:
         batch = encode_batch(records)
         base = await self._writer.append(batch)
         if self._tail is not None and not self._closed:
-            self._tail.put(base, records)
+            self._tail.put(base, batch.covered, records)
         return base
 
     async def roll(self) -> None:

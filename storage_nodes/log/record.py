@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["MAX_DELAY_MS", "MessageAttribute", "Record", "RecordIn"]
+__all__ = ["MAX_DELAY_MS", "NO_ATTRIBUTES", "MessageAttribute", "Record", "RecordIn"]
 
 #: Largest delivery delay a record can carry (a signed 32-bit field on disk).
 MAX_DELAY_MS = 2**31 - 1
 
 # The attributes of a record that has none: one shared, read-only empty mapping.
-_NO_ATTRIBUTES: Mapping[str, MessageAttribute] = MappingProxyType({})
+NO_ATTRIBUTES: Mapping[str, MessageAttribute] = MappingProxyType({})
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,8 +73,8 @@ class RecordIn:
         group_id: str | None = None,
         dedup_id: str | None = None,
         delay_ms: int = 0,
-        attributes: Mapping[str, MessageAttribute] = _NO_ATTRIBUTES,
-        system_attributes: Mapping[str, MessageAttribute] = _NO_ATTRIBUTES,
+        attributes: Mapping[str, MessageAttribute] = NO_ATTRIBUTES,
+        system_attributes: Mapping[str, MessageAttribute] = NO_ATTRIBUTES,
         body_md5: str | None = None,
     ) -> None:
         # Written out rather than generated: a frozen dataclass's __init__ sets each field
@@ -135,8 +135,8 @@ class Record:
         group_id: str | None = None,
         dedup_id: str | None = None,
         delay_ms: int = 0,
-        attributes: Mapping[str, MessageAttribute] = _NO_ATTRIBUTES,
-        system_attributes: Mapping[str, MessageAttribute] = _NO_ATTRIBUTES,
+        attributes: Mapping[str, MessageAttribute] = NO_ATTRIBUTES,
+        system_attributes: Mapping[str, MessageAttribute] = NO_ATTRIBUTES,
         body_md5: str | None = None,
     ) -> None:
         # Written out for the reason given in RecordIn: every record a consumer receives

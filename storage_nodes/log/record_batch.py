@@ -31,7 +31,13 @@ from typing import NamedTuple
 import google_crc32c
 
 from storage_nodes.log.errors import CorruptRecordError, InvalidRecordError
-from storage_nodes.log.record import MAX_DELAY_MS, MessageAttribute, Record, RecordIn
+from storage_nodes.log.record import (
+    MAX_DELAY_MS,
+    NO_ATTRIBUTES,
+    MessageAttribute,
+    Record,
+    RecordIn,
+)
 
 __all__ = [
     "ATTRIBUTE_HEADER",
@@ -42,6 +48,7 @@ __all__ = [
     "EncodedBatch",
     "check_crc",
     "decode_batch",
+    "decode_covered",
     "encode_batch",
     "read_header",
 ]
@@ -97,6 +104,7 @@ assert _PREFIX.size + _COVERED.size == BATCH_HEADER.size == 39
 # batch header and its record header are adjacent, so one call packs both.
 _PLAIN_ONE = struct.Struct(">" + _COVERED.format[1:] + RECORD_HEADER.format[1:])
 _RECORD_FIXED = RECORD_HEADER.size - 4  # the fixed bytes record_length counts
+_DIGEST_BYTES = 16  # an MD5, as decode_covered finds them after a batch
 
 
 class BatchHeader(NamedTuple):
@@ -300,23 +308,60 @@ def decode_batch(buf: bytes, pos: int = 0) -> tuple[BatchHeader, list[Record]]:
     header = read_header(buf, pos)
     check_crc(buf, pos, header)
     end = pos + header.size
+    deltas = range(header.record_count)
     try:
-        records = _decode_records(buf, pos + BATCH_HEADER.size, end, header)
+        records, pos = _decode_records(
+            buf, pos + BATCH_HEADER.size, end, header.base_offset, header.first_timestamp_ms,
+            deltas,
+        )  # fmt: skip
     except (struct.error, UnicodeDecodeError, IndexError) as exc:
         raise CorruptRecordError(f"malformed record in batch at {header.base_offset}") from exc
+    if pos != end:
+        raise CorruptRecordError("batch length disagrees with its records")
     return header, records
 
 
-def _decode_records(buf: bytes, pos: int, end: int, header: BatchHeader) -> list[Record]:
+def decode_covered(
+    buf: bytes, covered_end: int, base_offset: int, digests_at: int = -1
+) -> list[Record]:
+    """The records of a batch kept in memory as ``buf[:covered_end]``, the bytes
+    :attr:`EncodedBatch.covered` held when it was appended at ``base_offset``.
+
+    For the tail cache: these bytes never left the process, so their CRC is not checked.
+    With ``digests_at``, ``buf`` holds each record's 16-byte body MD5 from there on, in
+    order, and the records carry them as ``body_md5``.
+    """
+    _flags, record_count, first_timestamp_ms, _max_ts = _COVERED.unpack_from(buf, 0)
+    records, _ = _decode_records(
+        buf, _COVERED.size, covered_end, base_offset, first_timestamp_ms, range(record_count),
+        digests_at,
+    )  # fmt: skip
+    return records
+
+
+def _decode_records(  # noqa: PLR0917 (internal, positional for its callers' speed)
+    buf: bytes,
+    pos: int,
+    end: int,
+    base_offset: int,
+    first_timestamp_ms: int,
+    deltas: range,
+    digests_at: int = -1,
+) -> tuple[list[Record], int]:
+    """The records ``deltas`` of a batch, the first of them at ``buf[pos:]``, and the
+    position after the last."""
     records: list[Record] = []
     unpack = RECORD_HEADER.unpack_from
-    base_offset, first_timestamp_ms = header.base_offset, header.first_timestamp_ms
-    for expected_delta in range(header.record_count):
+    body_md5: str | None = None
+    for expected_delta in deltas:
         (length, delta, ts_delta, delay_ms, mid_len, key_len, gid_len, did_len, n_attrs,
          n_system, body_len) = unpack(buf, pos)  # fmt: skip
         record_end = pos + 4 + length
         if delta != expected_delta or record_end > end:
             raise CorruptRecordError(f"record {expected_delta} of batch is out of place")
+        if digests_at >= 0:
+            digest_at = digests_at + _DIGEST_BYTES * delta
+            body_md5 = buf[digest_at : digest_at + _DIGEST_BYTES].hex()
         pos += RECORD_HEADER.size
         if key_len == gid_len == did_len == -1 and n_attrs == n_system == 0:
             # No optional field: what nearly every record holds, decoded without the
@@ -337,6 +382,9 @@ def _decode_records(buf: bytes, pos: int, end: int, header: BatchHeader) -> list
                     None,
                     None,
                     delay_ms,
+                    NO_ATTRIBUTES,
+                    NO_ATTRIBUTES,
+                    body_md5,
                 )
             )
             continue
@@ -361,11 +409,10 @@ def _decode_records(buf: bytes, pos: int, end: int, header: BatchHeader) -> list
                 delay_ms,
                 attributes,
                 system,
+                body_md5,
             )
         )
-    if pos != end:
-        raise CorruptRecordError("batch length disagrees with its records")
-    return records
+    return records, pos
 
 
 def _optional(buf: bytes, pos: int, length: int) -> tuple[bytes | None, int]:

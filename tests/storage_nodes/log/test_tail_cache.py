@@ -1,10 +1,11 @@
-"""The tail cache: reads of what was just appended come from the appended values, equal
-to what the segments hold; the cache stays within its bound and never answers for an
-offset the log would not."""
+"""The tail cache: reads of what was just appended come from the appended batches' bytes,
+equal to what the segments hold; the cache stays within its bound, gives its buffers
+back whole, and never answers for an offset the log would not."""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,59 @@ async def test_the_body_md5_is_carried_from_the_append_not_from_the_disk(tmp_pat
     reopened = await open_log(tmp_path, cache)
     assert (await reopened.read_offsets([0]))[0].body_md5 is None  # never on disk
     await reopened.close()
+
+
+async def test_body_md5s_come_with_every_record_of_a_batch_read_in_any_order(
+    tmp_path: Path,
+) -> None:
+    cache = TailCache(1 << 20)
+    log = await open_log(tmp_path, cache)
+    bodies = [f"body {n}".encode() for n in range(30)]
+    digests = [hashlib.md5(body).hexdigest() for body in bodies]
+    await log.append([RecordIn(f"m{n}", n, body, body_md5=digests[n])
+                      for n, body in enumerate(bodies)])  # fmt: skip
+    await log.append([RecordIn("no-md5", 30, b"x")])  # one without: carried as None
+    found = await log.read_offsets([29, 4, 5, 6, 17, 30])
+    expected = {offset: digests[offset] for offset in (29, 4, 5, 6, 17)} | {30: None}
+    assert {offset: r.body_md5 for offset, r in found.items()} == expected
+    assert [found[n].body for n in (4, 17, 29, 30)] == [bodies[4], bodies[17], bodies[29], b"x"]
+    await log.close()
+
+
+async def test_a_closing_log_takes_only_the_buffers_no_other_log_holds(tmp_path: Path) -> None:
+    cache = TailCache(1 << 20)
+    closing = await open_log(tmp_path / "a", cache)
+    staying = await open_log(tmp_path / "b", cache)
+    await closing.append([make_record(0)])
+    await staying.append([make_record(1)])  # the same buffer as the closing log's batch
+    held_bytes = cache.size_bytes
+    await closing.close()
+    assert cache.size_bytes == held_bytes
+    hits = counted("tidemq_log_tail_cache_hits_total")
+    assert await staying.read_offsets([0]) == {0: as_stored(make_record(1), 0)}
+    assert counted("tidemq_log_tail_cache_hits_total") - hits == 1
+    await staying.close()
+    assert cache.size_bytes == 0
+
+
+async def test_a_buffer_open_half_the_age_bound_takes_no_more_batches(tmp_path: Path) -> None:
+    now_s = [100.0]
+    cache = TailCache(1 << 20, max_age_s=10.0, clock=lambda: now_s[0])
+    log = await open_log(tmp_path, cache)
+    await log.append([make_record(0)])
+    now_s[0] += 4.9
+    await log.append([make_record(1)])  # the first buffer still
+    assert cache.size_bytes == cache.chunk_bytes
+    now_s[0] += 0.2  # the first buffer is 5.1 s old: this batch opens a new one
+    await log.append([make_record(2)])
+    assert cache.size_bytes == 2 * cache.chunk_bytes
+    now_s[0] += 4.9  # 10 s after the first buffer opened: it goes, with both its batches
+    cache.expire()
+    assert cache.size_bytes == cache.chunk_bytes
+    misses = counted("tidemq_log_tail_cache_misses_total")
+    assert len(await log.read_offsets([0, 1, 2])) == 3
+    assert counted("tidemq_log_tail_cache_misses_total") - misses == 2
+    await log.close()
 
 
 async def test_the_cache_keeps_to_its_bound_by_dropping_the_oldest_appends(
