@@ -33,8 +33,12 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
+# One pytest worker per CPU, each taking whole files (a file's module fixtures start once):
+# most of the suite's time is spent waiting on the servers it starts. Then the tests marked
+# `alone`, with nothing beside them (pyproject.toml says which and why).
 unit: $(VENV)/.installed-test $(VENV_CHECKOV)/.installed $(NODE_MODULES) chromium
-	$(BIN)/pytest
+	$(BIN)/pytest --numprocesses auto --dist loadfile -m "not alone"
+	$(BIN)/pytest -m alone
 
 # The documents first: the SDKs are generated from them (sdk/generate.py).
 sdk: $(VENV)/.installed-test $(NODE_MODULES)

@@ -36,6 +36,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -58,6 +59,22 @@ from tidemq.stack import ArchiveOptions, build_app
 
 REGION = "us-east-1"
 _T = TypeVar("_T")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In a pytest-xdist worker, refuse tests that share a test id: the workers run each
+    id once, so all but one would silently not run. Mark them `alone` (pyproject.toml)."""
+    if not hasattr(config, "workerinput"):
+        return
+    ids = Counter(item.nodeid for item in items)
+    shared = sorted(nodeid for nodeid, count in ids.items() if count > 1)
+    if shared:
+        raise pytest.UsageError(
+            f"tests sharing an id would run once in parallel: mark them alone: {shared}"
+        )
+
+
 # The key every started gateway accepts, for the default account.
 TEST_ACCESS_KEY_ID = "TQTESTACCESSKEY00001"
 TEST_SECRET_ACCESS_KEY = "test-secret-access-key"

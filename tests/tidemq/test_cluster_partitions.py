@@ -93,7 +93,13 @@ def test_a_partitioned_queue_is_served_by_every_node_through_both_gateways(
     assert cluster.stop() == 0
 
 
-def _start_node(cluster: TidemqProcess, data_dir: Path) -> TidemqProcess:
+def _given_to(node_id: str, stream_id: str, partitions: int, others: set[str]) -> set[int]:
+    """The partitions the assignment gives `node_id` once it joins `others`."""
+    members = others | {node_id}
+    return {p for p in range(partitions) if assign(stream_id, p, members) == node_id}
+
+
+def _start_node(cluster: TidemqProcess, data_dir: Path, node_id: str) -> TidemqProcess:
     """One more `tidemq node` for the cluster: its Redis and its archive."""
     redis_url = cluster.banner["redis"].split()[0]
     env = {
@@ -103,6 +109,7 @@ def _start_node(cluster: TidemqProcess, data_dir: Path) -> TidemqProcess:
         "TIDEMQ_ARCHIVE_URL": str(Path(cluster.banner["data dir"]) / "archive"),
         "TIDEMQ_DATA_DIR": str(data_dir),
         "TIDEMQ_NODE_PORT": "0",
+        "TIDEMQ_NODE_ID": node_id,
         "PYTHONUNBUFFERED": "1",
     }
     process = subprocess.Popen(
@@ -149,14 +156,19 @@ def test_a_joining_node_takes_only_the_partitions_assigned_to_it(
             acknowledged.append(body)  # only once the gateway answered
             i += 1
 
+    # A name the assignment gives some of the 8 partitions to (a made-up one gets none
+    # once in 26 starts).
+    new_id, moving = next(
+        (node_id, moving)
+        for node_id in (f"node-joining-{n}" for n in range(100))
+        if (moving := _given_to(node_id, stream_id, 8, before_ids))
+    )
+    after_ids = before_ids | {new_id}
     sender = threading.Thread(target=send)
     sender.start()
-    joined = _start_node(cluster, tmp_path / "node-3")
+    joined = _start_node(cluster, tmp_path / "node-3", new_id)
     try:
-        new_id = joined.banner["node id"]
-        after_ids = before_ids | {new_id}
-        moving = {p for p in range(8) if assign(stream_id, p, after_ids) == new_id}
-        assert moving, "the assignment gives the new node none of 8 partitions (odds 1 in 26)"
+        assert joined.banner["node id"] == new_id
 
         def moved() -> Holders | None:
             one.receive_message(QueueUrl=url, VisibilityTimeout=0)  # asks every partition

@@ -36,6 +36,7 @@ async def _burst(url: str, token: str, sends: int, polls: int) -> tuple[list[int
 
 
 @pytest.mark.slow
+@pytest.mark.alone  # the acceptance figures of a 2-core machine, not of half of one
 def test_a_thousand_sends_and_five_thousand_long_polls_at_once(
     gateway: RunningGateway, make_token: MakeToken
 ) -> None:

@@ -95,6 +95,9 @@ schema.config.generation.update(
 )
 
 
+# Its cases share one test id, and pytest-xdist runs a test id once: `make test` runs
+# this after its parallel part.
+@pytest.mark.alone
 @schema.parametrize()
 @settings(
     max_examples=MAX_EXAMPLES,
