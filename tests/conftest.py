@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import json
+import logging
 import os
 import re
 import signal
@@ -73,6 +74,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         raise pytest.UsageError(
             f"tests sharing an id would run once in parallel: mark them alone: {shared}"
         )
+
+
+@pytest.fixture(autouse=True)
+def _root_logger_left_as_found() -> Iterator[None]:
+    """A test that runs the CLI in-process (`tidemq.cli.main`) configures the root logger:
+    a handler on the standard error pytest captured for that test. Left there, a record
+    logged later in the same process (by a gateway thread still closing, say) goes to
+    that closed stream, and logging prints a traceback into the run's output."""
+    root = logging.getLogger()
+    level = root.level
+    yield
+    for handler in root.handlers[:]:
+        if type(handler) is logging.StreamHandler:  # not pytest's own (subclasses)
+            root.removeHandler(handler)
+    root.setLevel(level)
 
 
 # The key every started gateway accepts, for the default account.
