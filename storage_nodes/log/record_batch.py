@@ -42,6 +42,7 @@ from storage_nodes.log.record import (
 __all__ = [
     "ATTRIBUTE_HEADER",
     "BATCH_HEADER",
+    "DIGEST_BYTES",
     "MAGIC",
     "RECORD_HEADER",
     "BatchHeader",
@@ -104,7 +105,7 @@ assert _PREFIX.size + _COVERED.size == BATCH_HEADER.size == 39
 # batch header and its record header are adjacent, so one call packs both.
 _PLAIN_ONE = struct.Struct(">" + _COVERED.format[1:] + RECORD_HEADER.format[1:])
 _RECORD_FIXED = RECORD_HEADER.size - 4  # the fixed bytes record_length counts
-_DIGEST_BYTES = 16  # an MD5, as decode_covered finds them after a batch
+DIGEST_BYTES = 16  # a body's MD5, as decode_covered finds them after a batch
 
 
 class BatchHeader(NamedTuple):
@@ -308,11 +309,10 @@ def decode_batch(buf: bytes, pos: int = 0) -> tuple[BatchHeader, list[Record]]:
     header = read_header(buf, pos)
     check_crc(buf, pos, header)
     end = pos + header.size
-    deltas = range(header.record_count)
     try:
         records, pos = _decode_records(
             buf, pos + BATCH_HEADER.size, end, header.base_offset, header.first_timestamp_ms,
-            deltas,
+            header.record_count,
         )  # fmt: skip
     except (struct.error, UnicodeDecodeError, IndexError) as exc:
         raise CorruptRecordError(f"malformed record in batch at {header.base_offset}") from exc
@@ -333,7 +333,7 @@ def decode_covered(
     """
     _flags, record_count, first_timestamp_ms, _max_ts = _COVERED.unpack_from(buf, 0)
     records, _ = _decode_records(
-        buf, _COVERED.size, covered_end, base_offset, first_timestamp_ms, range(record_count),
+        buf, _COVERED.size, covered_end, base_offset, first_timestamp_ms, record_count,
         digests_at,
     )  # fmt: skip
     return records
@@ -345,23 +345,23 @@ def _decode_records(  # noqa: PLR0917 (internal, positional for its callers' spe
     end: int,
     base_offset: int,
     first_timestamp_ms: int,
-    deltas: range,
+    record_count: int,
     digests_at: int = -1,
 ) -> tuple[list[Record], int]:
-    """The records ``deltas`` of a batch, the first of them at ``buf[pos:]``, and the
-    position after the last."""
+    """The ``record_count`` records of a batch, the first of them at ``buf[pos:]``, and
+    the position after the last."""
     records: list[Record] = []
     unpack = RECORD_HEADER.unpack_from
     body_md5: str | None = None
-    for expected_delta in deltas:
+    for expected_delta in range(record_count):
         (length, delta, ts_delta, delay_ms, mid_len, key_len, gid_len, did_len, n_attrs,
          n_system, body_len) = unpack(buf, pos)  # fmt: skip
         record_end = pos + 4 + length
         if delta != expected_delta or record_end > end:
             raise CorruptRecordError(f"record {expected_delta} of batch is out of place")
         if digests_at >= 0:
-            digest_at = digests_at + _DIGEST_BYTES * delta
-            body_md5 = buf[digest_at : digest_at + _DIGEST_BYTES].hex()
+            digest_at = digests_at + DIGEST_BYTES * delta
+            body_md5 = buf[digest_at : digest_at + DIGEST_BYTES].hex()
         pos += RECORD_HEADER.size
         if key_len == gid_len == did_len == -1 and n_attrs == n_system == 0:
             # No optional field: what nearly every record holds, decoded without the

@@ -48,7 +48,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from storage_nodes import metrics
 from storage_nodes.log.record import Record, RecordIn
-from storage_nodes.log.record_batch import decode_covered
+from storage_nodes.log.record_batch import DIGEST_BYTES, decode_covered
 
 __all__ = ["PartitionTail", "TailCache"]
 
@@ -60,7 +60,6 @@ _CHUNK_BYTES = 1 << 20
 # At least this many buffers fit in the bound, so that letting the oldest go frees a
 # fraction of the cache, not all of it.
 _MIN_CHUNKS = 8
-_DIGEST_BYTES = 16  # an MD5
 # The batches the cache keeps decoded, the oldest decoded out first: a consumer reads a
 # batch of a hundred in several claims, and each would otherwise decode all of it. Few, and
 # gone with their buffer: what a burst leaves is bytes, not objects.
@@ -282,7 +281,7 @@ class PartitionTail:
         covered_end, digests_at = self._covered_ends[entry], self._digests_at[entry]
         stop = start + covered_end
         if digests_at >= 0:
-            stop += _DIGEST_BYTES * (self._ends[entry] - base)
+            stop += DIGEST_BYTES * (self._ends[entry] - base)
         batch = bytes(memoryview(chunk.data)[start:stop])
         records = decode_covered(batch, covered_end, base, digests_at)
         self._cache.remember(self, base, chunk.seq, records)
@@ -318,4 +317,4 @@ def _digests(records: Sequence[RecordIn]) -> bytes:
             digests += bytes.fromhex(record.body_md5)
         except ValueError:  # not hex: not one the gateway computed
             return b""
-    return bytes(digests) if len(digests) == _DIGEST_BYTES * len(records) else b""
+    return bytes(digests) if len(digests) == DIGEST_BYTES * len(records) else b""
