@@ -42,9 +42,6 @@ from control_plane.redis_values import as_text
 _DELIVER = 1
 # One claimed message in the claim scripts' reply.
 _CLAIMED = struct.Struct(CLAIMED_LAYOUT)
-# Begins the reply of a claim that took nothing and found a timer (`claimed` in the
-# scripts' prelude); a packed row begins with its kind, byte 1 or 2.
-_NEXT_DUE = b"due "
 # How long a dead letter handed to a caller stays invisible while the caller moves it.
 DEAD_LETTER_HOLD_MS = 30_000
 # How long a FIFO deduplication id is remembered, as in SQS.
@@ -79,9 +76,6 @@ class Claim:
     deliveries: list[Delivery] = field(default_factory=list)
     # Received max-receive-count times already: to be moved to the dead-letter queue.
     dead_letters: list[Delivery] = field(default_factory=list)
-    # A claim that took nothing: when the subscription's earliest timer falls due (a
-    # delay, an in-flight message's visibility), None when it has none.
-    next_due_ms: int | None = None
 
     def __bool__(self) -> bool:
         return bool(self.deliveries or self.dead_letters)
@@ -196,8 +190,6 @@ class Deliveries:
 
     def _claimed(self, subscription_id: str, reply: bytes) -> Claim:
         """The claim a claim script's packed reply describes, its receipts signed."""
-        if reply.startswith(_NEXT_DUE):  # none taken; a score, formatted by Redis
-            return Claim(next_due_ms=int(float(reply[len(_NEXT_DUE) :])))
         rows = list(_CLAIMED.iter_unpack(reply))
         made = [
             Delivery(subscription_id, partition, offset, seq, count, first_ms, "")

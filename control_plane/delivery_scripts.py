@@ -118,15 +118,6 @@ local function write_takes(timers, deliveries, seq_key)
   call_many('ZADD', timers, pending_takes.timers)
   redis.call('SET', seq_key, s(pending_takes.seq))
 end
--- What a claim returns: the messages it took, packed; or, when it took none, "due <ms>"
--- with the subscription's earliest timer, which bounds the receive's wait (so a receive
--- that waits makes no other call first), or '' when it has none.
-local function claimed(out, timers)
-  if out[1] then return table.concat(out) end
-  local first = redis.call('ZRANGE', timers, 0, 0, 'WITHSCORES')
-  if first[2] then return 'due ' .. first[2] end
-  return ''
-end
 local function unlock_one(fifo, locks, ready, group)
   if redis.call('HINCRBY', locks, group, -1) <= 0 then redis.call('HDEL', locks, group) end
   refresh_group(fifo, locks, ready, group)
@@ -157,8 +148,8 @@ CLAIM = (
 -- ARGV[6] most messages in flight at once, ARGV[7..] pairs of partition, log end offset
 -- (next offset the log will write)
 -- returns one string, the claimed messages packed as CLAIMED_LAYOUT says, in claim
--- order (none: what `claimed` says); or -1 when the subscription already has ARGV[6]
--- messages in flight (SQS's OverLimit).
+-- order; or -1 when the subscription already has ARGV[6] messages in flight (SQS's
+-- OverLimit).
 -- Due timers come first (expired visibility, elapsed delays); a message received
 -- max-receives times already is handed back as a dead letter instead, held for
 -- ARGV[5] ms so that the caller can move it. Then the cursors advance, passing over
@@ -221,7 +212,7 @@ while n < max and skips > 0 and ARGV[i] do
   i, k = i + 2, k + 1
 end
 write_takes(KEYS[1], KEYS[2], KEYS[4])
-return claimed(out, KEYS[1])
+return table.concat(out)
 """
 )
 

@@ -81,8 +81,8 @@ CLAIM_FIFO = (
 -- ARGV[1] now ms, ARGV[2] visibility timeout ms, ARGV[3] max messages,
 -- ARGV[4] max receives (0: no redrive), ARGV[5] hold ms for dead letters,
 -- ARGV[6] most messages in flight at once
--- returns what CLAIM returns: the claimed messages packed as CLAIMED_LAYOUT says (none:
--- what `claimed` says), or -1 (OverLimit)
+-- returns what CLAIM returns: the claimed messages packed as CLAIMED_LAYOUT says, or
+-- -1 (OverLimit)
 local now = tonumber(ARGV[1])
 local visible_at = s(now + tonumber(ARGV[2]))
 local max = tonumber(ARGV[3])
@@ -139,7 +139,7 @@ while n < max do
   if taken > 0 then redis.call('HINCRBY', KEYS[7], group, taken) end
 end
 write_takes(KEYS[1], KEYS[2], KEYS[3])
-return claimed(out, KEYS[1])
+return table.concat(out)
 """
 )
 

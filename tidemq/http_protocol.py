@@ -83,10 +83,6 @@ class ConnectionRounds:
 
 
 class DeadlineHttpToolsProtocol(HttpToolsProtocol):
-    # In slots, not in the instance's dict: uvicorn's ~40 attributes fill a dict to its
-    # brim, and three more made every connection's dict twice the size (1.2 KB more a
-    # connection, 6 MiB more at the peak of a 5 000-poll burst).
-    __slots__ = ("_deferred", "_read_deadline", "_reads_freely")
     read_timeout_s = DEFAULT_READ_TIMEOUT_S
     first_requests_per_round = DEFAULT_FIRST_REQUESTS_PER_ROUND
     # One budget per event loop (tests run gateways on several loops in one process).

@@ -27,7 +27,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from control_plane.arns import parse_queue_arn
-from control_plane.deliveries import Claim, Delivery, FifoEntry, any_partition
+from control_plane.deliveries import Delivery, FifoEntry, any_partition
 from control_plane.errors import ControlPlaneError, MessageNotInflight, QueueDoesNotExist
 from control_plane.plane import ControlPlane
 from control_plane.queues import QueueInfo
@@ -118,17 +118,18 @@ class Receiver:
         deadline_ms = clock.now_ms() + min(wait_ms, MAX_WAIT_MS)
         with self._control.wakeups.listen(source.stream_id) as wake:
             while True:
-                received, claim = await self._claim(source, max_messages, visibility_timeout_ms)
+                received, claimed = await self._claim(source, max_messages, visibility_timeout_ms)
                 if received:
                     return received
                 now_ms = clock.now_ms()
                 if now_ms >= deadline_ms:
                     return []
-                if claim:
+                if claimed:
                     continue  # all removed (expired, filtered out): more may follow at once
                 until_ms = deadline_ms
-                if claim.next_due_ms is not None:
-                    until_ms = min(until_ms, claim.next_due_ms)
+                next_due_ms = await self._control.deliveries.next_due_ms(source.subscription_id)
+                if next_due_ms is not None:
+                    until_ms = min(until_ms, next_due_ms)
                 async with parked():  # waiting is no work: others use the slot meanwhile
                     await wake.wait(max(until_ms - now_ms, 0) / 1000)
 
@@ -180,9 +181,8 @@ class Receiver:
 
     async def _claim(
         self, source: Consumable, max_messages: int, visibility_timeout_ms: int
-    ) -> tuple[list[ReceivedMessage], Claim]:
-        """What can be handed out of one claim, and the claim (which took nothing when
-        false)."""
+    ) -> tuple[list[ReceivedMessage], bool]:
+        """What can be handed out of one claim, and whether the claim took anything."""
         deliveries = self._control.deliveries
         redrive = source.redrive
         dead_letter_queue = await self._dead_letter_queue(source)
@@ -197,7 +197,7 @@ class Receiver:
             first_partition=any_partition(ends),
         )
         if not claim:
-            return [], claim
+            return [], False
         records, down = await self._records(source, claim.deliveries + claim.dead_letters)
         unavailable, never_written = await absence_of(
             self._storage,
@@ -252,7 +252,7 @@ class Receiver:
         if filtered:
             # One script for all of them: a selective filter may pass over many at a time.
             await deliveries.delete(filtered)  # a delivery is its own receipt
-        return received, claim
+        return received, True
 
     async def _records(
         self, source: Consumable, deliveries: list[Delivery]

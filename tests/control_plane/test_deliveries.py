@@ -128,21 +128,6 @@ async def test_due_timers_are_claimed_before_new_messages(
     assert await plane.deliveries.next_due_ms(SID) == clock.now_ms() + VISIBILITY_MS
 
 
-async def test_a_claim_that_takes_nothing_says_when_the_earliest_timer_falls_due(
-    plane: ControlPlane, clock: ManualClock
-) -> None:
-    empty = await plane.deliveries.claim(SID, {0: 0}, 10, VISIBILITY_MS)
-    assert (empty.deliveries, empty.next_due_ms) == ([], None)  # no timer at all
-    took = await plane.deliveries.claim(SID, {0: 2}, 10, VISIBILITY_MS)
-    assert (len(took.deliveries), took.next_due_ms) == (2, None)
-    await plane.deliveries.delay(SID, 0, [2], clock.now_ms() + 5_000)
-    clock.advance(1_000)
-    nothing = await plane.deliveries.claim(SID, {0: 3}, 10, VISIBILITY_MS)
-    # The delayed message is due before the two in flight become visible again.
-    assert (nothing.deliveries, nothing.next_due_ms) == ([], clock.now_ms() + 4_000)
-    assert nothing.next_due_ms == await plane.deliveries.next_due_ms(SID)
-
-
 async def test_a_delayed_message_is_delivered_only_when_due(
     plane: ControlPlane, clock: ManualClock
 ) -> None:
