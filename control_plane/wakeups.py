@@ -15,6 +15,16 @@ the channel is the ordinary (not sharded) one, which every node delivers. Pub/su
 is best-effort: a wake-up lost while a connection is down costs a waiting poll its early
 return (it still ends at its deadline or its next timer), never a message.
 
+An empty look is shared (`mark_idle`, `idle_mark`): a long poll that found nothing
+deliverable, and was not woken while it looked, marks its subscription idle, with the
+subscription's next due timer; polls that begin after it take the mark instead of
+looking again, until a notify for the subscription clears it, the timer falls due, or
+IDLE_MARK_MS pass. 5 000 long polls arriving at an empty queue made 10 000 Redis calls
+(a claim and a read of the next timer each) and as many again when they timed out; with
+the mark they make a few (docs/performance.md, "Under abuse"). The mark is as good as
+the wake-ups a waiting poll relies on already; IDLE_MARK_MS bounds what a wake-up lost
+on its way from another process costs the polls that begin later.
+
 Only while another process listens: a process alone on the channel (`tidemq up`)
 publishes nothing, which under single-message sends saved a Redis round trip, and the
 reading of its own message back, per send (a tenth of the event loop's work). A process
@@ -32,6 +42,7 @@ import secrets
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+from typing import NamedTuple
 
 from control_plane.acked_pubsub import (
     acknowledge,
@@ -51,6 +62,13 @@ PEER_CHECK_S = 5.0
 _ANNOUNCE = "+"  # begins an announcement's nonce: no subscription id begins with it
 _ACK_PREFIX = "tq:wake-ack:"
 _RETRY_S = 1.0
+# How long an empty look at a subscription stands for the polls that begin after it.
+IDLE_MARK_MS = 1_000
+
+
+class IdleMark(NamedTuple):
+    expires_ms: int  # the mark stands until then: IDLE_MARK_MS after it, or next_due_ms
+    next_due_ms: int | None  # the subscription's earliest timer, as the look found it
 
 
 class Listener:
@@ -58,6 +76,11 @@ class Listener:
         self._deadlines = deadlines
         self._woken = False
         self._waiter: asyncio.Future[None] | None = None
+
+    @property
+    def woken(self) -> bool:
+        """Whether a notify came since the last wait (or since the listener began)."""
+        return self._woken
 
     def wake(self) -> None:
         self._woken = True
@@ -94,6 +117,9 @@ class WakeUps:
         self._peers_listen = False
         self._announcements = 0
         self._subscribed = False
+        # Subscriptions found idle, by the key their notifies name (a topic's stream
+        # wakes every subscription of it): cleared by the next notify of that key.
+        self._idle: dict[str, dict[str, IdleMark]] = {}
 
     def peers_listen(self) -> bool:
         """Whether another process is known to listen: wake-ups are being published."""
@@ -103,6 +129,39 @@ class WakeUps:
         self._wake_local(subscription_id)
         if self._outbox is not None and self._peers_listen:
             self._outbox.put_nowait(subscription_id)
+
+    def mark_idle(
+        self,
+        listener: Listener,
+        key: str,
+        subscription_id: str,
+        now_ms: int,
+        next_due_ms: int | None,
+    ) -> None:
+        """`listener`'s look (begun after its last wait) found nothing deliverable for
+        `subscription_id`, whose earliest timer is `next_due_ms`: polls beginning after
+        it may take that for their own look. Not if a notify of `key` came meanwhile
+        (the look may have missed what it announced)."""
+        if listener.woken:
+            return
+        expires_ms = now_ms + IDLE_MARK_MS
+        if next_due_ms is not None:
+            expires_ms = min(expires_ms, next_due_ms)
+        if expires_ms > now_ms:
+            self._idle.setdefault(key, {})[subscription_id] = IdleMark(expires_ms, next_due_ms)
+
+    def idle_mark(self, key: str, subscription_id: str, now_ms: int) -> IdleMark | None:
+        """The standing mark of `subscription_id` (see `mark_idle`), if any. Take it only
+        with a listener of `key` registered first, as for a look of one's own."""
+        marks = self._idle.get(key)
+        if marks is None or (mark := marks.get(subscription_id)) is None:
+            return None
+        if now_ms < mark.expires_ms:
+            return mark
+        del marks[subscription_id]
+        if not marks:
+            del self._idle[key]
+        return None
 
     @contextmanager
     def listen(self, subscription_id: str) -> Iterator[Listener]:
@@ -136,6 +195,7 @@ class WakeUps:
                 await task
 
     def _wake_local(self, subscription_id: str) -> None:
+        self._idle.pop(subscription_id, None)
         for listener in self._listeners.get(subscription_id, ()):
             listener.wake()
 

@@ -115,21 +115,33 @@ class Receiver:
         wait, so a long poll costs nothing while the log is idle.
         """
         clock = self._control.clock
+        wakeups = self._control.wakeups
+        key, subscription_id = source.stream_id, source.subscription_id
         deadline_ms = clock.now_ms() + min(wait_ms, MAX_WAIT_MS)
-        with self._control.wakeups.listen(source.stream_id) as wake:
+        with wakeups.listen(key) as wake:
             while True:
-                received, claimed = await self._claim(source, max_messages, visibility_timeout_ms)
-                if received:
-                    return received
-                now_ms = clock.now_ms()
-                if now_ms >= deadline_ms:
-                    return []
-                if claimed:
-                    continue  # all removed (expired, filtered out): more may follow at once
-                until_ms = deadline_ms
-                next_due_ms = await self._control.deliveries.next_due_ms(source.subscription_id)
-                if next_due_ms is not None:
-                    until_ms = min(until_ms, next_due_ms)
+                # A look that found nothing since, with no notify after it, stands for
+                # this one (control_plane/wakeups.py): a burst of polls makes one.
+                mark = wakeups.idle_mark(key, subscription_id, clock.now_ms())
+                if mark is None:
+                    received, claimed = await self._claim(
+                        source, max_messages, visibility_timeout_ms
+                    )
+                    if received:
+                        return received
+                    now_ms = clock.now_ms()
+                    if now_ms >= deadline_ms:
+                        return []
+                    if claimed:
+                        continue  # all removed (expired, filtered out): more may follow
+                    next_due_ms = await self._control.deliveries.next_due_ms(subscription_id)
+                    wakeups.mark_idle(wake, key, subscription_id, clock.now_ms(), next_due_ms)
+                else:
+                    now_ms = clock.now_ms()
+                    if now_ms >= deadline_ms:
+                        return []
+                    next_due_ms = mark.next_due_ms
+                until_ms = deadline_ms if next_due_ms is None else min(deadline_ms, next_due_ms)
                 async with parked():  # waiting is no work: others use the slot meanwhile
                     await wake.wait(max(until_ms - now_ms, 0) / 1000)
 

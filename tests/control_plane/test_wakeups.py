@@ -10,7 +10,7 @@ from redis.asyncio import RedisCluster
 from control_plane.clock import ManualClock
 from control_plane.plane import ControlPlane
 from control_plane.redis_client import RedisClient, open_redis
-from control_plane.wakeups import WakeUps
+from control_plane.wakeups import IDLE_MARK_MS, IdleMark, WakeUps
 
 
 async def test_a_notify_before_the_wait_is_not_lost() -> None:
@@ -27,6 +27,51 @@ async def test_a_notify_wakes_only_its_subscription() -> None:
         wakeups.notify("s")
         assert await mine.wait(5)
         assert not await other.wait(0.01)
+
+
+def test_an_empty_look_stands_for_later_polls_until_a_notify() -> None:
+    wakeups = WakeUps()
+    with wakeups.listen("stream") as looker:
+        wakeups.mark_idle(looker, "stream", "sub", now_ms=1_000, next_due_ms=None)
+    assert wakeups.idle_mark("stream", "sub", 1_500) == IdleMark(1_000 + IDLE_MARK_MS, None)
+    assert wakeups.idle_mark("stream", "other-sub", 1_500) is None
+    wakeups.notify("stream")
+    assert wakeups.idle_mark("stream", "sub", 1_500) is None
+
+
+def test_a_topic_streams_notify_clears_the_marks_of_all_its_subscriptions() -> None:
+    wakeups = WakeUps()
+    with wakeups.listen("topic") as looker:
+        wakeups.mark_idle(looker, "topic", "a", now_ms=0, next_due_ms=None)
+        wakeups.mark_idle(looker, "topic", "b", now_ms=0, next_due_ms=None)
+    wakeups.notify("another-stream")
+    assert wakeups.idle_mark("topic", "a", 1) is not None
+    wakeups.notify("topic")
+    assert wakeups.idle_mark("topic", "a", 1) is None
+    assert wakeups.idle_mark("topic", "b", 1) is None
+
+
+def test_a_look_that_a_notify_overtook_marks_nothing() -> None:
+    wakeups = WakeUps()
+    with wakeups.listen("stream") as looker:
+        wakeups.notify("stream")  # while the look was in Redis: it may not have seen it
+        wakeups.mark_idle(looker, "stream", "sub", now_ms=0, next_due_ms=None)
+    assert wakeups.idle_mark("stream", "sub", 1) is None
+
+
+def test_a_mark_ends_when_the_next_timer_falls_due_or_it_is_old() -> None:
+    wakeups = WakeUps()
+    with wakeups.listen("stream") as looker:
+        wakeups.mark_idle(looker, "stream", "timer", now_ms=0, next_due_ms=300)
+        wakeups.mark_idle(looker, "stream", "old", now_ms=0, next_due_ms=10 * IDLE_MARK_MS)
+        wakeups.mark_idle(looker, "stream", "due", now_ms=0, next_due_ms=0)
+    assert wakeups.idle_mark("stream", "timer", 299) == IdleMark(300, 300)
+    assert wakeups.idle_mark("stream", "timer", 300) is None
+    assert wakeups.idle_mark("stream", "old", IDLE_MARK_MS - 1) == IdleMark(
+        IDLE_MARK_MS, 10 * IDLE_MARK_MS
+    )
+    assert wakeups.idle_mark("stream", "old", IDLE_MARK_MS) is None
+    assert wakeups.idle_mark("stream", "due", 0) is None  # a timer due already: look again
 
 
 async def _wakes(sender: WakeUps, receiver: WakeUps) -> bool:

@@ -1,0 +1,91 @@
+"""Long polls on an idle queue share one empty look (control_plane/wakeups.py, `mark_idle`):
+a crowd of them arriving, and timing out, makes a few Redis calls, not two each; a send
+still reaches a waiting poll at once, and a poll begun after it finds the message."""
+
+from __future__ import annotations
+
+import asyncio
+
+import aiohttp
+from redis.asyncio import RedisCluster
+
+from control_plane.redis_client import open_redis
+from tests.conftest import RunningGateway
+from tests.gateway.rest.conftest import MakeToken
+
+POLLS = 300
+
+
+async def _calls(redis_url: str, command: str) -> int:
+    """How many times Redis ran `command` so far (on every node of a cluster)."""
+    redis = open_redis(redis_url)
+    try:
+        if isinstance(redis, RedisCluster):
+            per_node = await redis.info("commandstats", target_nodes=RedisCluster.ALL_NODES)
+            stats = list(per_node.values())
+        else:
+            stats = [await redis.info("commandstats")]
+    finally:
+        await redis.aclose()
+    return sum(int(s.get(f"cmdstat_{command}", {}).get("calls", 0)) for s in stats)
+
+
+async def _polls(url: str, token: str, polls: int, wait_seconds: int) -> list[list[object]]:
+    """`polls` receives on `idle` at once, each on its own connection: their messages."""
+    connector = aiohttp.TCPConnector(limit=0)
+    async with aiohttp.ClientSession(
+        url,
+        headers={"Authorization": f"Bearer {token}"},
+        connector=connector,
+        timeout=aiohttp.ClientTimeout(total=10),
+    ) as session:
+
+        async def poll() -> list[object]:
+            body = {"max_messages": 1, "wait_seconds": wait_seconds}
+            async with session.post("/v1/queues/idle/messages/receive", json=body) as response:
+                assert response.status == 200, await response.text()
+                messages: list[object] = (await response.json())["messages"]
+                return messages
+
+        return list(await asyncio.gather(*(poll() for _ in range(polls))))
+
+
+def test_a_crowd_of_long_polls_on_an_idle_queue_looks_a_few_times(
+    gateway: RunningGateway, make_token: MakeToken
+) -> None:
+    token = make_token()
+    gateway.sqs_client().create_queue(QueueName="idle")
+    timer_reads = asyncio.run(_calls(gateway.redis_url, "zrange"))
+    answers = asyncio.run(_polls(gateway.url, token, POLLS, wait_seconds=1))
+    assert answers == [[]] * POLLS
+    # Without the shared look every poll reads the queue's next timer (and claims twice,
+    # as it begins and as it times out). With it, only polls that begin before any look
+    # has come back look themselves: at most the 32 a caller may run at once
+    # (gateway/admission.py) and a few more.
+    timer_reads = asyncio.run(_calls(gateway.redis_url, "zrange")) - timer_reads
+    assert timer_reads < POLLS // 4
+
+
+def test_a_send_reaches_polls_waiting_under_a_shared_look_and_those_begun_after(
+    gateway: RunningGateway, make_token: MakeToken
+) -> None:
+    token = make_token()
+    sqs = gateway.sqs_client()
+    url = sqs.create_queue(QueueName="idle")["QueueUrl"]
+
+    async def scenario() -> tuple[list[list[object]], list[list[object]]]:
+        # Waiting up to 20 s, but answered within the client's 10 s or failed: woken.
+        waiting = asyncio.create_task(_polls(gateway.url, token, 2, wait_seconds=20))
+        await asyncio.sleep(1.0)  # both polls are waiting, the queue is marked idle
+        entries = [{"Id": str(i), "MessageBody": f"m{i}"} for i in range(3)]
+        await asyncio.to_thread(sqs.send_message_batch, QueueUrl=url, Entries=entries)
+        # Begun right after the send, within the mark's second: it looks, as the waiting
+        # polls take one message each.
+        after = await _polls(gateway.url, token, 1, wait_seconds=0)
+        return await waiting, after
+
+    waited, after = asyncio.run(scenario())
+    assert [len(answer) for answer in waited] == [1, 1]
+    assert len(after[0]) == 1
+    bodies = [m["body"] for answer in (*waited, *after) for m in answer]  # type: ignore[index]
+    assert sorted(bodies) == ["m0", "m1", "m2"]
