@@ -58,6 +58,11 @@ Closing the connection makes its unsettled messages visible again at once.
 @functools.cache
 def document() -> dict[str, Any]:
     _, schemas = msgspec.json.schema_components(CLIENT_FRAMES + SERVER_FRAMES, ref_template=_REF)
+    for schema in schemas.values():
+        # A frame's docstring, dedented as msgspec 0.23 does and older releases did not,
+        # so that the document is the same whichever one generates it.
+        if "description" in schema:
+            schema["description"] = inspect.cleandoc(schema["description"])
     messages: dict[str, Any] = {}
     for frame in CLIENT_FRAMES + SERVER_FRAMES:
         name = _name(frame)

@@ -10,7 +10,7 @@ export interface components {
         /**
          * Subscribe
          * @description Start pushing the messages of a queue, or of a pull subscription of a topic, to this
-         *         connection (one subscription of the connection to each).
+         *     connection (one subscription of the connection to each).
          */
         Subscribe: {
             /** @enum {unknown} */
@@ -117,8 +117,8 @@ export interface components {
         /**
          * Seek
          * @description Move a pull subscription's cursor to an `offset` of its topic's log, or to the
-         *         first message published at or after `timestamp` (one of the two): everything from
-         *         there is delivered again, and what was in flight is forgotten.
+         *     first message published at or after `timestamp` (one of the two): everything from
+         *     there is delivered again, and what was in flight is forgotten.
          */
         Seek: {
             /** @enum {unknown} */
@@ -138,7 +138,7 @@ export interface components {
         /**
          * Publish
          * @description Send messages to a queue, as the REST API's batch send, or publish them to a topic
-         *         (one of the two): answered once they are durable.
+         *     (one of the two): answered once they are durable.
          */
         Publish: {
             /** @enum {unknown} */
@@ -155,9 +155,9 @@ export interface components {
         /**
          * SendMessage
          * @description A message to send to a queue or publish to a topic. FIFO queues and topics need
-         *         `group_id`, and `dedup_id` unless they have ContentBasedDeduplication; FIFO queues
-         *         take no per-message delay. Topics take `subject`, and neither delays nor system
-         *         attributes; queues take no `subject`.
+         *     `group_id`, and `dedup_id` unless they have ContentBasedDeduplication; FIFO queues
+         *     take no per-message delay. Topics take `subject`, and neither delays nor system
+         *     attributes; queues take no `subject`.
          */
         SendMessage: {
             /**
@@ -187,8 +187,8 @@ export interface components {
         /**
          * MessageAttributeValue
          * @description A message attribute, as in SQS: `String`, `Number` or `Binary`, optionally with a
-         *         `.custom` suffix; a String or Number has `string_value`, a Binary `binary_value`
-         *         (base64).
+         *     `.custom` suffix; a String or Number has `string_value`, a Binary `binary_value`
+         *     (base64).
          */
         MessageAttributeValue: {
             /** @example String */
@@ -231,7 +231,7 @@ export interface components {
         /**
          * Unsubscribed
          * @description The answer to `unsubscribe`; or, with `reason` and no `id`, the server ended the
-         *         subscription (its queue, or its topic subscription, was deleted).
+         *     subscription (its queue, or its topic subscription, was deleted).
          */
         Unsubscribed: {
             /** @enum {unknown} */
@@ -254,7 +254,7 @@ export interface components {
         /**
          * Deliver
          * @description Messages pushed to a subscription; each stays invisible to other receivers for the
-         *         visibility timeout unless acked, nacked or extended with its receipt handle.
+         *     visibility timeout unless acked, nacked or extended with its receipt handle.
          */
         Deliver: {
             /** @enum {unknown} */
@@ -369,8 +369,8 @@ export interface components {
         /**
          * Error
          * @description A frame that could not be carried out, with the REST API's error code; nothing it
-         *         asked for was done. Connection-wide errors (a revoked token) come just before the
-         *         server closes the connection with code 1008.
+         *     asked for was done. Connection-wide errors (a revoked token) come just before the
+         *     server closes the connection with code 1008.
          */
         Error: {
             /** @enum {unknown} */

@@ -21,13 +21,13 @@ class Deliver:
     """Messages pushed to a subscription; each stays invisible to other receivers for the
     visibility timeout unless acked, nacked or extended with its receipt handle.
 
-    Attributes:
-        type_ (DeliverType):
-        messages (list[ReceivedMessage]): 1 to 100 messages: as many as were deliverable at once within the credit.
-            Their receipt handles can be acked (nacked, extended) together, up to 100 in one frame.
-        id (None | str | Unset):
-        queue (None | str | Unset):
-        subscription (None | str | Unset):
+        Attributes:
+            type_ (DeliverType):
+            messages (list[ReceivedMessage]): 1 to 100 messages: as many as were deliverable at once within the credit.
+                Their receipt handles can be acked (nacked, extended) together, up to 100 in one frame.
+            id (None | str | Unset):
+            queue (None | str | Unset):
+            subscription (None | str | Unset):
     """
 
     type_: DeliverType

@@ -22,11 +22,11 @@ class ErrorFrame:
     asked for was done. Connection-wide errors (a revoked token) come just before the
     server closes the connection with code 1008.
 
-    Attributes:
-        type_ (ErrorFrameType):
-        error (ErrorDetail):
-        op (None | str | Unset):
-        id (None | str | Unset):
+        Attributes:
+            type_ (ErrorFrameType):
+            error (ErrorDetail):
+            op (None | str | Unset):
+            id (None | str | Unset):
     """
 
     type_: ErrorFrameType

@@ -16,10 +16,10 @@ class MessageAttributeValue:
     `.custom` suffix; a String or Number has `string_value`, a Binary `binary_value`
     (base64).
 
-    Attributes:
-        data_type (str):
-        string_value (None | str | Unset):
-        binary_value (None | str | Unset):
+        Attributes:
+            data_type (str):
+            string_value (None | str | Unset):
+            binary_value (None | str | Unset):
     """
 
     data_type: str

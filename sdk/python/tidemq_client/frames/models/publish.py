@@ -20,12 +20,12 @@ class Publish:
     """Send messages to a queue, as the REST API's batch send, or publish them to a topic
     (one of the two): answered once they are durable.
 
-    Attributes:
-        op (PublishOp):
-        messages (list[SendMessage]): 1 to 100 messages.
-        id (None | str | Unset):
-        queue (None | str | Unset):
-        topic (None | str | Unset):
+        Attributes:
+            op (PublishOp):
+            messages (list[SendMessage]): 1 to 100 messages.
+            id (None | str | Unset):
+            queue (None | str | Unset):
+            topic (None | str | Unset):
     """
 
     op: PublishOp

@@ -17,12 +17,12 @@ class Seek:
     first message published at or after `timestamp` (one of the two): everything from
     there is delivered again, and what was in flight is forgotten.
 
-    Attributes:
-        op (SeekOp):
-        subscription (str): A subscription's id: the last part of its ARN.
-        offset (int | None | Unset):
-        timestamp (int | None | Unset):
-        id (None | str | Unset):
+        Attributes:
+            op (SeekOp):
+            subscription (str): A subscription's id: the last part of its ARN.
+            offset (int | None | Unset):
+            timestamp (int | None | Unset):
+            id (None | str | Unset):
     """
 
     op: SeekOp

@@ -24,16 +24,16 @@ class SendMessage:
     take no per-message delay. Topics take `subject`, and neither delays nor system
     attributes; queues take no `subject`.
 
-    Attributes:
-        body (str): Text: the characters SQS allows (XML 1.0's: no NUL or other control characters but tab, line feed
-            and carriage return). Binary data goes base64-encoded in the body, or in a Binary attribute.
-        attributes (None | SendMessageAttributesType0 | Unset):
-        system_attributes (None | SendMessageSystemAttributesType0 | Unset):
-        delay_seconds (int | None | Unset):
-        delay_level (int | None | Unset):
-        group_id (None | str | Unset):
-        dedup_id (None | str | Unset):
-        subject (None | str | Unset):
+        Attributes:
+            body (str): Text: the characters SQS allows (XML 1.0's: no NUL or other control characters but tab, line feed
+                and carriage return). Binary data goes base64-encoded in the body, or in a Binary attribute.
+            attributes (None | SendMessageAttributesType0 | Unset):
+            system_attributes (None | SendMessageSystemAttributesType0 | Unset):
+            delay_seconds (int | None | Unset):
+            delay_level (int | None | Unset):
+            group_id (None | str | Unset):
+            dedup_id (None | str | Unset):
+            subject (None | str | Unset):
     """
 
     body: str

@@ -16,14 +16,14 @@ class Subscribe:
     """Start pushing the messages of a queue, or of a pull subscription of a topic, to this
     connection (one subscription of the connection to each).
 
-    Attributes:
-        op (SubscribeOp):
-        credit (int | Unset): The most messages this subscription may hold delivered and unsettled (not acked, nacked,
-            or past their visibility timeout); 0 pauses it. Default: 10.
-        visibility_timeout (int | None | Unset):
-        id (None | str | Unset):
-        queue (None | str | Unset):
-        subscription (None | str | Unset):
+        Attributes:
+            op (SubscribeOp):
+            credit (int | Unset): The most messages this subscription may hold delivered and unsettled (not acked, nacked,
+                or past their visibility timeout); 0 pauses it. Default: 10.
+            visibility_timeout (int | None | Unset):
+            id (None | str | Unset):
+            queue (None | str | Unset):
+            subscription (None | str | Unset):
     """
 
     op: SubscribeOp

@@ -21,12 +21,12 @@ class Unsubscribed:
     """The answer to `unsubscribe`; or, with `reason` and no `id`, the server ended the
     subscription (its queue, or its topic subscription, was deleted).
 
-    Attributes:
-        type_ (UnsubscribedType):
-        reason (ErrorDetail | None | Unset):
-        id (None | str | Unset):
-        queue (None | str | Unset):
-        subscription (None | str | Unset):
+        Attributes:
+            type_ (UnsubscribedType):
+            reason (ErrorDetail | None | Unset):
+            id (None | str | Unset):
+            queue (None | str | Unset):
+            subscription (None | str | Unset):
     """
 
     type_: UnsubscribedType
