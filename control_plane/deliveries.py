@@ -24,6 +24,7 @@ from control_plane.clock import Clock
 from control_plane.delivery_scripts import (
     CHANGE_VISIBILITY,
     CLAIM,
+    CLAIM_TRAILER_LAYOUT,
     CLAIMED_LAYOUT,
     DEFER,
     DELAY,
@@ -42,6 +43,7 @@ from control_plane.redis_values import as_text
 _DELIVER = 1
 # One claimed message in the claim scripts' reply.
 _CLAIMED = struct.Struct(CLAIMED_LAYOUT)
+_TRAILER = struct.Struct(CLAIM_TRAILER_LAYOUT)
 # How long a dead letter handed to a caller stays invisible while the caller moves it.
 DEAD_LETTER_HOLD_MS = 30_000
 # How long a FIFO deduplication id is remembered, as in SQS.
@@ -76,6 +78,11 @@ class Claim:
     deliveries: list[Delivery] = field(default_factory=list)
     # Received max-receive-count times already: to be moved to the dead-letter queue.
     dead_letters: list[Delivery] = field(default_factory=list)
+    # It took all there was to take: nothing else is deliverable until something is
+    # sent, or until `next_due_ms`, the subscription's earliest timer (its own
+    # deliveries' included; None: no timer). False says nothing either way.
+    drained: bool = False
+    next_due_ms: int | None = None
 
     def __bool__(self) -> bool:
         return bool(self.deliveries or self.dead_letters)
@@ -190,7 +197,14 @@ class Deliveries:
 
     def _claimed(self, subscription_id: str, reply: bytes) -> Claim:
         """The claim a claim script's packed reply describes, its receipts signed."""
-        rows = list(_CLAIMED.iter_unpack(reply))
+        drained = len(reply) % _CLAIMED.size == _TRAILER.size
+        next_due_ms = None
+        rows_end = len(reply)
+        if drained:
+            rows_end -= _TRAILER.size
+            _, due_ms = _TRAILER.unpack_from(reply, rows_end)
+            next_due_ms = None if due_ms < 0 else due_ms
+        rows = list(_CLAIMED.iter_unpack(memoryview(reply)[:rows_end]))
         made = [
             Delivery(subscription_id, partition, offset, seq, count, first_ms, "")
             for _, partition, offset, count, seq, first_ms in rows
@@ -198,8 +212,8 @@ class Deliveries:
         for delivery, handle in zip(made, self._signer.sign_all(made), strict=True):
             delivery.receipt_handle = handle
         if all(row[0] == _DELIVER for row in rows):
-            return Claim(made)
-        claim = Claim()
+            return Claim(made, [], drained, next_due_ms)
+        claim = Claim(drained=drained, next_due_ms=next_due_ms)
         for row, delivery in zip(rows, made, strict=True):
             (claim.deliveries if row[0] == _DELIVER else claim.dead_letters).append(delivery)
         return claim

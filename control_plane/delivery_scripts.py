@@ -31,6 +31,12 @@ from __future__ import annotations
 #     first       u64   first receive time, ms
 # Numbers in Lua are doubles: exact up to 2**53, past any offset, seq or time in ms.
 CLAIMED_LAYOUT = ">BIQIQQ"
+# After the rows, when the claim took all there was to take now (nothing else is
+# deliverable until something is sent, or a timer falls due): kind 0, then the
+# subscription's earliest timer once the claim's own are set (ms; -1 when it has none).
+# It is shorter than a row, so a reply's length says whether it is there. A long poll
+# that found all there was waits until that timer without asking Redis again.
+CLAIM_TRAILER_LAYOUT = ">Bq"
 
 # Shared by the scripts: number formatting, the "count:seq:first" state, and FIFO groups.
 # A FIFO message that joined its group is an entry "<group>\0<offset, 20 digits>" of one
@@ -118,6 +124,15 @@ local function write_takes(timers, deliveries, seq_key)
   call_many('ZADD', timers, pending_takes.timers)
   redis.call('SET', seq_key, s(pending_takes.seq))
 end
+-- What a claim answers: its rows, then CLAIM_TRAILER_LAYOUT if `drained` (after
+-- write_takes, so that the earliest timer counts the claim's own).
+local function claimed(out, timers, drained)
+  if drained then
+    local first = redis.call('ZRANGE', timers, 0, 0, 'WITHSCORES')
+    out[#out + 1] = struct.pack('>Bi8', 0, tonumber(first[2] or '-1'))
+  end
+  return table.concat(out)
+end
 local function unlock_one(fifo, locks, ready, group)
   if redis.call('HINCRBY', locks, group, -1) <= 0 then redis.call('HDEL', locks, group) end
   refresh_group(fifo, locks, ready, group)
@@ -148,8 +163,8 @@ CLAIM = (
 -- ARGV[6] most messages in flight at once, ARGV[7..] pairs of partition, log end offset
 -- (next offset the log will write)
 -- returns one string, the claimed messages packed as CLAIMED_LAYOUT says, in claim
--- order; or -1 when the subscription already has ARGV[6] messages in flight (SQS's
--- OverLimit).
+-- order, and CLAIM_TRAILER_LAYOUT's trailer when nothing else was there to take; or -1
+-- when the subscription already has ARGV[6] messages in flight (SQS's OverLimit).
 -- Due timers come first (expired visibility, elapsed delays); a message received
 -- max-receives times already is handed back as a dead letter instead, held for
 -- ARGV[5] ms so that the caller can move it. Then the cursors advance, passing over
@@ -212,7 +227,8 @@ while n < max and skips > 0 and ARGV[i] do
   i, k = i + 2, k + 1
 end
 write_takes(KEYS[1], KEYS[2], KEYS[4])
-return table.concat(out)
+-- Drained: fewer due timers than asked for, and every partition read to its end.
+return claimed(out, KEYS[1], #due < max and n < max and skips > 0)
 """
 )
 

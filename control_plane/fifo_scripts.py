@@ -81,8 +81,8 @@ CLAIM_FIFO = (
 -- ARGV[1] now ms, ARGV[2] visibility timeout ms, ARGV[3] max messages,
 -- ARGV[4] max receives (0: no redrive), ARGV[5] hold ms for dead letters,
 -- ARGV[6] most messages in flight at once
--- returns what CLAIM returns: the claimed messages packed as CLAIMED_LAYOUT says, or
--- -1 (OverLimit)
+-- returns what CLAIM returns: the claimed messages packed as CLAIMED_LAYOUT says (and
+-- CLAIM_TRAILER_LAYOUT's trailer when no ready group was left), or -1 (OverLimit)
 local now = tonumber(ARGV[1])
 local visible_at = s(now + tonumber(ARGV[2]))
 local max = tonumber(ARGV[3])
@@ -91,7 +91,8 @@ local dead_until = s(now + tonumber(ARGV[5]))
 -- Due timers: an elapsed delay lets its message join its group; an ended visibility
 -- timeout (or dead-letter hold) unlocks the group by one. Either way the group's first
 -- message is then delivered first, in order.
-for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, 1000)) do
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, 1000)
+for _, member in ipairs(due) do
   redis.call('ZREM', KEYS[1], member)
   local group = redis.call('HGET', KEYS[6], member)
   local count = state_of(KEYS[2], member)
@@ -139,7 +140,8 @@ while n < max do
   if taken > 0 then redis.call('HINCRBY', KEYS[7], group, taken) end
 end
 write_takes(KEYS[1], KEYS[2], KEYS[3])
-return table.concat(out)
+-- Drained: every due timer settled, and no ready group left with room for more.
+return claimed(out, KEYS[1], #due < 1000 and n < max)
 """
 )
 

@@ -27,7 +27,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from control_plane.arns import parse_queue_arn
-from control_plane.deliveries import Delivery, FifoEntry, any_partition
+from control_plane.deliveries import Claim, Delivery, FifoEntry, any_partition
 from control_plane.errors import ControlPlaneError, MessageNotInflight, QueueDoesNotExist
 from control_plane.plane import ControlPlane
 from control_plane.queues import QueueInfo
@@ -124,18 +124,24 @@ class Receiver:
                 # this one (control_plane/wakeups.py): a burst of polls makes one.
                 mark = wakeups.idle_mark(key, subscription_id, clock.now_ms())
                 if mark is None:
-                    received, claimed = await self._claim(
+                    received, claim, settled = await self._claim(
                         source, max_messages, visibility_timeout_ms
                     )
+                    if claim.drained and settled:
+                        # Nothing else to take: the polls that follow wait, not look.
+                        wakeups.mark_idle(
+                            wake, key, subscription_id, clock.now_ms(), claim.next_due_ms
+                        )
                     if received:
                         return received
                     now_ms = clock.now_ms()
                     if now_ms >= deadline_ms:
                         return []
-                    if claimed:
-                        continue  # all removed (expired, filtered out): more may follow
-                    next_due_ms = await self._control.deliveries.next_due_ms(subscription_id)
-                    wakeups.mark_idle(wake, key, subscription_id, clock.now_ms(), next_due_ms)
+                    if claim or not claim.drained:
+                        # All it took was removed (expired, filtered out), or it passed
+                        # over messages delayed at send: more may follow at once.
+                        continue
+                    next_due_ms = claim.next_due_ms
                 else:
                     now_ms = clock.now_ms()
                     if now_ms >= deadline_ms:
@@ -193,8 +199,10 @@ class Receiver:
 
     async def _claim(
         self, source: Consumable, max_messages: int, visibility_timeout_ms: int
-    ) -> tuple[list[ReceivedMessage], bool]:
-        """What can be handed out of one claim, and whether the claim took anything."""
+    ) -> tuple[list[ReceivedMessage], Claim, bool]:
+        """What can be handed out of one claim; the claim; and whether it was settled
+        without setting a timer of its own (none deferred, no dead letter), so that its
+        `next_due_ms` is still the subscription's."""
         deliveries = self._control.deliveries
         redrive = source.redrive
         dead_letter_queue = await self._dead_letter_queue(source)
@@ -209,7 +217,7 @@ class Receiver:
             first_partition=any_partition(ends),
         )
         if not claim:
-            return [], False
+            return [], claim, True
         records, down = await self._records(source, claim.deliveries + claim.dead_letters)
         unavailable, never_written = await absence_of(
             self._storage,
@@ -240,10 +248,12 @@ class Receiver:
         received: list[ReceivedMessage] = []
         filtered: list[Delivery] = []
         received_bytes = 0
+        deferred = False
         for delivery in claim.deliveries:
             key = (delivery.partition, delivery.offset)
             record = records.get(key)
             if key in unavailable or key in never_written:
+                deferred = deferred or key in unavailable
                 await self._absent_one(delivery, key in unavailable, filtered, now_ms)
             elif record is None or (
                 retention_ms is not None and record.timestamp_ms + retention_ms <= now_ms
@@ -254,6 +264,7 @@ class Receiver:
             elif policy is not None and not policy.matches(record.attributes, record.body):
                 filtered.append(delivery)
             elif delivery.receive_count == 1 and record.timestamp_ms + record.delay_ms > now_ms:
+                deferred = True
                 await deliveries.defer(delivery, record.timestamp_ms + record.delay_ms)
             else:
                 received.append(ReceivedMessage(record, delivery, source.fifo, source.partitions))
@@ -264,7 +275,7 @@ class Receiver:
         if filtered:
             # One script for all of them: a selective filter may pass over many at a time.
             await deliveries.delete(filtered)  # a delivery is its own receipt
-        return received, True
+        return received, claim, not deferred and not claim.dead_letters
 
     async def _records(
         self, source: Consumable, deliveries: list[Delivery]

@@ -219,6 +219,12 @@ class DeliveryDriver:
             m.visible_at = now + visibility_ms
             self._seqs.add(d.delivery_seq)
             model.held.append(HeldReceipt.of(d))
+        # It says it took all there was exactly when it took fewer than it could, and
+        # then when the earliest timer falls due, its own deliveries' included.
+        assert claim.drained == (len(got) < max_messages), "the claim's drained flag"
+        if claim.drained:
+            timers = [m.visible_at for m in model.undeleted() if m.in_timers]
+            assert claim.next_due_ms == min(timers, default=None), "a drained claim's next due"
         return got
 
     def _advance_cursors(

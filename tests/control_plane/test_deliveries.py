@@ -128,6 +128,26 @@ async def test_due_timers_are_claimed_before_new_messages(
     assert await plane.deliveries.next_due_ms(SID) == clock.now_ms() + VISIBILITY_MS
 
 
+async def test_a_claim_that_took_all_there_was_says_when_the_earliest_timer_falls_due(
+    plane: ControlPlane, clock: ManualClock
+) -> None:
+    empty = await plane.deliveries.claim(SID, {0: 0}, 10, VISIBILITY_MS)
+    assert (empty.deliveries, empty.drained, empty.next_due_ms) == ([], True, None)
+    some = await plane.deliveries.claim(SID, {0: 3}, 2, VISIBILITY_MS)
+    assert (len(some.deliveries), some.drained) == (2, False)  # the third is left
+    rest = await plane.deliveries.claim(SID, {0: 3}, 10, VISIBILITY_MS)
+    # Its own delivery's timer counts: the three in flight come back together.
+    assert (len(rest.deliveries), rest.drained) == (1, True)
+    assert rest.next_due_ms == clock.now_ms() + VISIBILITY_MS
+    await plane.deliveries.delay(SID, 0, [3], clock.now_ms() + 5_000)
+    clock.advance(1_000)
+    nothing = await plane.deliveries.claim(SID, {0: 4}, 10, VISIBILITY_MS)
+    # The delayed message is due before the three in flight become visible again.
+    assert (nothing.deliveries, nothing.drained) == ([], True)
+    assert nothing.next_due_ms == clock.now_ms() + 4_000
+    assert nothing.next_due_ms == await plane.deliveries.next_due_ms(SID)
+
+
 async def test_a_delayed_message_is_delivered_only_when_due(
     plane: ControlPlane, clock: ManualClock
 ) -> None:

@@ -45,6 +45,16 @@ async def test_a_group_is_delivered_in_order_and_waits_for_its_in_flight_message
     assert [d.offset for d in await _claim(plane)] == [1, 3]  # a again, in order
 
 
+async def test_a_claim_that_leaves_no_ready_group_says_when_the_earliest_timer_falls_due(
+    plane: ControlPlane, clock: ManualClock
+) -> None:
+    await _send(plane, "a", "a")
+    await _claim(plane, 1)  # the second waits behind the first, in flight, in its group
+    claim = await plane.deliveries.claim(SID, {0: 0}, 10, VISIBILITY_MS, fifo=True)
+    assert (claim.deliveries, claim.drained) == ([], True)
+    assert claim.next_due_ms == clock.now_ms() + VISIBILITY_MS
+
+
 async def test_an_expired_message_comes_back_before_the_rest_of_its_group(
     plane: ControlPlane, clock: ManualClock
 ) -> None:

@@ -1,6 +1,6 @@
 """Long polls on an idle queue share one empty look (control_plane/wakeups.py, `mark_idle`):
-a crowd of them arriving, and timing out, makes a few Redis calls, not two each; a send
-still reaches a waiting poll at once, and a poll begun after it finds the message."""
+a crowd of them arriving, and timing out, makes a few claims, not two each; a send still
+reaches a waiting poll at once, and a poll begun after it finds the message."""
 
 from __future__ import annotations
 
@@ -55,15 +55,15 @@ def test_a_crowd_of_long_polls_on_an_idle_queue_looks_a_few_times(
 ) -> None:
     token = make_token()
     gateway.sqs_client().create_queue(QueueName="idle")
-    timer_reads = asyncio.run(_calls(gateway.redis_url, "zrange"))
+    before = asyncio.run(_calls(gateway.redis_url, "evalsha"))
     answers = asyncio.run(_polls(gateway.url, token, POLLS, wait_seconds=1))
     assert answers == [[]] * POLLS
-    # Without the shared look every poll reads the queue's next timer (and claims twice,
-    # as it begins and as it times out). With it, only polls that begin before any look
-    # has come back look themselves: at most the 32 a caller may run at once
-    # (gateway/admission.py) and a few more.
-    timer_reads = asyncio.run(_calls(gateway.redis_url, "zrange")) - timer_reads
-    assert timer_reads < POLLS // 4
+    # Without the shared look every poll claims as it begins and again as it times out
+    # (2 * POLLS scripts). With it, only polls that begin, or time out, before any look
+    # has come back look themselves: about as many as a caller may run at once (32,
+    # gateway/admission.py) or the deadlines end in one turn (64), each time.
+    claims = asyncio.run(_calls(gateway.redis_url, "evalsha")) - before
+    assert claims < POLLS // 2, claims
 
 
 def test_a_send_reaches_polls_waiting_under_a_shared_look_and_those_begun_after(
