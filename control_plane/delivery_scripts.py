@@ -203,6 +203,7 @@ local skips = 1000
 -- Without delays at send (the usual case) no message is passed over: no SREM each.
 local any_ahead = redis.call('SCARD', KEYS[7]) > 0
 local i, k = 7, 8
+local more = false  -- a message past the cursors left for a later claim
 while n < max and skips > 0 and ARGV[i] do
   local partition = ARGV[i]
   local partition_number = tonumber(partition)
@@ -224,11 +225,18 @@ while n < max and skips > 0 and ARGV[i] do
   end
   call_many('ZADD', KEYS[k], unacked)
   if offset > cursor then redis.call('HSET', KEYS[3], partition, s(offset)) end
+  if offset < log_end then more = true end
   i, k = i + 2, k + 1
 end
+while not more and ARGV[i] do  -- the partitions a full claim did not reach
+  more = tonumber(redis.call('HGET', KEYS[3], ARGV[i]) or '0') < tonumber(ARGV[i + 1])
+  i = i + 2
+end
 write_takes(KEYS[1], KEYS[2], KEYS[4])
--- Drained: fewer due timers than asked for, and every partition read to its end.
-return claimed(out, KEYS[1], #due < max and n < max and skips > 0)
+-- Drained: every partition read to its end (messages delayed at send left there count
+-- as more, which only costs a look), and no timer due (the claim's own are later).
+return claimed(out, KEYS[1],
+  skips > 0 and not more and redis.call('ZCOUNT', KEYS[1], '-inf', ARGV[1]) == 0)
 """
 )
 

@@ -140,8 +140,10 @@ while n < max do
   if taken > 0 then redis.call('HINCRBY', KEYS[7], group, taken) end
 end
 write_takes(KEYS[1], KEYS[2], KEYS[3])
--- Drained: every due timer settled, and no ready group left with room for more.
-return claimed(out, KEYS[1], #due < 1000 and n < max)
+-- Drained: every due timer settled, no ready group left, and no timer of its own due
+-- already (a visibility timeout of 0).
+return claimed(out, KEYS[1], #due < 1000 and redis.call('ZCARD', KEYS[8]) == 0
+  and redis.call('ZCOUNT', KEYS[1], '-inf', ARGV[1]) == 0)
 """
 )
 

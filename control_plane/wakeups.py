@@ -25,6 +25,15 @@ the mark they make a few (docs/performance.md, "Under abuse"). The mark is as go
 the wake-ups a waiting poll relies on already; IDLE_MARK_MS bounds what a wake-up lost
 on its way from another process costs the polls that begin later.
 
+A notify wakes every listener of its stream at once; were each to look, a send to a
+queue with 5 000 polls waiting would make 5 000 claims for one message. So a look is
+registered while it runs (`looking`), and a poll coming back from its wait takes part in
+one in flight instead of starting its own (`look_in_flight`), then sees what it left:
+the mark, or another look. A notify drops the registered looks with the marks: only a
+look begun after a stream's latest notify can stand for a poll that notify woke. Polls
+that have not waited yet look for themselves, so that receivers of a busy queue keep
+claiming side by side.
+
 Only while another process listens: a process alone on the channel (`tidemq up`)
 publishes nothing, which under single-message sends saved a Redis round trip, and the
 reading of its own message back, per send (a tenth of the event loop's work). A process
@@ -120,6 +129,8 @@ class WakeUps:
         # Subscriptions found idle, by the key their notifies name (a topic's stream
         # wakes every subscription of it): cleared by the next notify of that key.
         self._idle: dict[str, dict[str, IdleMark]] = {}
+        # Looks in flight begun since the key's latest notify: done when they end.
+        self._looks: dict[str, dict[str, asyncio.Future[None]]] = {}
 
     def peers_listen(self) -> bool:
         """Whether another process is known to listen: wake-ups are being published."""
@@ -163,6 +174,29 @@ class WakeUps:
             del self._idle[key]
         return None
 
+    def look_in_flight(self, key: str, subscription_id: str) -> asyncio.Future[None] | None:
+        """A look at `subscription_id` in flight, begun since `key`'s latest notify (see
+        `looking`): done when it has ended. Wait for it with `asyncio.wait`, which leaves
+        it to its other waiters if the wait is cancelled."""
+        looks = self._looks.get(key)
+        return None if looks is None else looks.get(subscription_id)
+
+    @contextmanager
+    def looking(self, key: str, subscription_id: str) -> Iterator[None]:
+        """Registers a look at `subscription_id` for its duration (the latest one begun
+        is the one registered), for `look_in_flight`."""
+        done = asyncio.get_running_loop().create_future()
+        self._looks.setdefault(key, {})[subscription_id] = done
+        try:
+            yield
+        finally:
+            looks = self._looks.get(key)
+            if looks is not None and looks.get(subscription_id) is done:
+                del looks[subscription_id]
+                if not looks:
+                    del self._looks[key]
+            done.set_result(None)
+
     @contextmanager
     def listen(self, subscription_id: str) -> Iterator[Listener]:
         listener = Listener(self._deadlines)
@@ -196,6 +230,7 @@ class WakeUps:
 
     def _wake_local(self, subscription_id: str) -> None:
         self._idle.pop(subscription_id, None)
+        self._looks.pop(subscription_id, None)  # they may have missed what this announces
         for listener in self._listeners.get(subscription_id, ()):
             listener.wake()
 

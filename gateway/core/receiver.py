@@ -118,15 +118,24 @@ class Receiver:
         wakeups = self._control.wakeups
         key, subscription_id = source.stream_id, source.subscription_id
         deadline_ms = clock.now_ms() + min(wait_ms, MAX_WAIT_MS)
+        waited = False
         with wakeups.listen(key) as wake:
             while True:
                 # A look that found nothing since, with no notify after it, stands for
                 # this one (control_plane/wakeups.py): a burst of polls makes one.
                 mark = wakeups.idle_mark(key, subscription_id, clock.now_ms())
+                look = wakeups.look_in_flight(key, subscription_id) if waited else None
+                if look is not None:
+                    # Woken with the others: one of them looks, the rest see what it left.
+                    async with parked():
+                        await asyncio.wait((look,))
+                    waited = False  # looks for itself next, should that look leave more
+                    continue
                 if mark is None:
-                    received, claim, settled = await self._claim(
-                        source, max_messages, visibility_timeout_ms
-                    )
+                    with wakeups.looking(key, subscription_id):
+                        received, claim, settled = await self._claim(
+                            source, max_messages, visibility_timeout_ms
+                        )
                     if claim.drained and settled:
                         # Nothing else to take: the polls that follow wait, not look.
                         wakeups.mark_idle(
@@ -150,6 +159,7 @@ class Receiver:
                 until_ms = deadline_ms if next_due_ms is None else min(deadline_ms, next_due_ms)
                 async with parked():  # waiting is no work: others use the slot meanwhile
                     await wake.wait(max(until_ms - now_ms, 0) / 1000)
+                waited = True
 
     async def delete(self, source: Consumable, receipt_handles: Sequence[str]) -> EntryResults:
         """Deletes the deliveries the receipts name, in one script call. A stale receipt

@@ -135,10 +135,16 @@ async def test_a_claim_that_took_all_there_was_says_when_the_earliest_timer_fall
     assert (empty.deliveries, empty.drained, empty.next_due_ms) == ([], True, None)
     some = await plane.deliveries.claim(SID, {0: 3}, 2, VISIBILITY_MS)
     assert (len(some.deliveries), some.drained) == (2, False)  # the third is left
-    rest = await plane.deliveries.claim(SID, {0: 3}, 10, VISIBILITY_MS)
-    # Its own delivery's timer counts: the three in flight come back together.
+    rest = await plane.deliveries.claim(SID, {0: 3}, 1, VISIBILITY_MS)
+    # All it could take, and all there was; its own delivery's timer counts: the three
+    # in flight come back together.
     assert (len(rest.deliveries), rest.drained) == (1, True)
     assert rest.next_due_ms == clock.now_ms() + VISIBILITY_MS
+    clock.advance(VISIBILITY_MS)
+    again = await plane.deliveries.claim(SID, {0: 3}, 2, VISIBILITY_MS)
+    assert (len(again.deliveries), again.drained) == (2, False)  # a third timer is due
+    last = await plane.deliveries.claim(SID, {0: 3}, 1, VISIBILITY_MS)
+    assert (len(last.deliveries), last.drained) == (1, True)
     await plane.deliveries.delay(SID, 0, [3], clock.now_ms() + 5_000)
     clock.advance(1_000)
     nothing = await plane.deliveries.claim(SID, {0: 4}, 10, VISIBILITY_MS)

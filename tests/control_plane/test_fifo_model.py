@@ -112,11 +112,9 @@ class FifoMachine(RuleBasedStateMachine):
             message.seq = d.delivery_seq
             message.in_flight_until = self.clock.now_ms() + visibility_ms
             self.receipts.append((d, d.delivery_seq))
-        # It says it took all there was exactly when it took fewer than it could: then
-        # every group with messages left is locked by one in flight.
-        assert claim.drained == (len(delivered) < max_messages), "the claim's drained flag"
-        if claim.drained:
-            assert not self.free_groups_with_messages(), "drained with a free group left"
+        # It says it took all there was exactly when every group with messages left is
+        # locked by one in flight (a visibility timeout of 0 locks none).
+        assert claim.drained == (not self.free_groups_with_messages()), "drained flag"
         return delivered
 
     def delete_checked(self, picked: list[tuple[Delivery, int]]) -> None:

@@ -74,6 +74,23 @@ def test_a_mark_ends_when_the_next_timer_falls_due_or_it_is_old() -> None:
     assert wakeups.idle_mark("stream", "due", 0) is None  # a timer due already: look again
 
 
+async def test_a_look_in_flight_is_found_until_it_ends_or_a_notify_comes() -> None:
+    wakeups = WakeUps()
+    with wakeups.looking("stream", "sub"):
+        look = wakeups.look_in_flight("stream", "sub")
+        assert look is not None
+        assert not look.done()
+        assert wakeups.look_in_flight("stream", "other-sub") is None
+    assert look.done()  # its waiters see what it left
+    assert wakeups.look_in_flight("stream", "sub") is None
+    with wakeups.looking("stream", "sub"):
+        wakeups.notify("stream")  # the look may have missed what this announces
+        assert wakeups.look_in_flight("stream", "sub") is None
+        with wakeups.looking("stream", "sub"):  # begun after the notify: it stands
+            assert wakeups.look_in_flight("stream", "sub") is not None
+    assert wakeups.look_in_flight("stream", "sub") is None
+
+
 async def _wakes(sender: WakeUps, receiver: WakeUps) -> bool:
     """Whether a notify in `sender` wakes a listener in `receiver` (within 10 s)."""
     with receiver.listen("sub") as listener:

@@ -89,3 +89,27 @@ def test_a_send_reaches_polls_waiting_under_a_shared_look_and_those_begun_after(
     assert len(after[0]) == 1
     bodies = [m["body"] for answer in (*waited, *after) for m in answer]  # type: ignore[index]
     assert sorted(bodies) == ["m0", "m1", "m2"]
+
+
+def test_a_send_to_a_crowd_of_waiting_polls_is_looked_for_by_a_few(
+    gateway: RunningGateway, make_token: MakeToken
+) -> None:
+    token = make_token()
+    sqs = gateway.sqs_client()
+    url = sqs.create_queue(QueueName="idle")["QueueUrl"]
+
+    async def scenario() -> tuple[list[list[object]], int]:
+        waiting = asyncio.create_task(_polls(gateway.url, token, POLLS, wait_seconds=3))
+        await asyncio.sleep(1.0)  # all waiting, the queue marked idle
+        before = await _calls(gateway.redis_url, "evalsha")
+        await asyncio.to_thread(sqs.send_message, QueueUrl=url, MessageBody="one")
+        await asyncio.sleep(0.5)  # the woken polls have looked, and waited again
+        claims = await _calls(gateway.redis_url, "evalsha") - before
+        return await waiting, claims
+
+    answers, claims = asyncio.run(scenario())
+    assert sorted(len(answer) for answer in answers) == [0] * (POLLS - 1) + [1]
+    # The send woke every poll; one of them looked, and took the message (all there
+    # was: the claim said so), and the others saw that it had. Without the shared look
+    # each woken poll claims: POLLS scripts.
+    assert claims < 10, claims
