@@ -15,12 +15,24 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import redis
+from redis.asyncio import RedisCluster
 
-from control_plane.redis_client import is_cluster_url
+from control_plane.redis_client import RedisClient, is_cluster_url
 from tidemq.redis_server import RedisServer, RedisServerConfig
 
 SLOTS = 16384
 _READY_TIMEOUT_S = 30.0
+
+
+async def command_calls(redis_client: RedisClient, command: str) -> int:
+    """How many times Redis ran `command` (lower case: "publish", "evalsha") so far, on
+    every node of a cluster."""
+    if isinstance(redis_client, RedisCluster):
+        per_node = await redis_client.info("commandstats", target_nodes=RedisCluster.ALL_NODES)
+        stats = list(per_node.values())
+    else:
+        stats = [await redis_client.info("commandstats")]
+    return sum(int(s.get(f"cmdstat_{command}", {}).get("calls", 0)) for s in stats)
 
 
 class LocalRedisCluster:

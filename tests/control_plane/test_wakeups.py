@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from redis.asyncio import RedisCluster
 
 from control_plane.clock import ManualClock
 from control_plane.plane import ControlPlane
 from control_plane.redis_client import RedisClient, open_redis
 from control_plane.wakeups import IDLE_MARK_MS, IdleMark, WakeUps
+from tests.redis_cluster import command_calls
 
 
 async def test_a_notify_before_the_wait_is_not_lost() -> None:
@@ -101,12 +101,7 @@ async def _wakes(sender: WakeUps, receiver: WakeUps) -> bool:
 
 async def _publishes(redis: RedisClient) -> int:
     """PUBLISH commands Redis ran so far (on every node of a cluster)."""
-    if isinstance(redis, RedisCluster):
-        per_node = await redis.info("commandstats", target_nodes=RedisCluster.ALL_NODES)
-        stats = list(per_node.values())
-    else:
-        stats = [await redis.info("commandstats")]
-    return sum(int(s.get("cmdstat_publish", {}).get("calls", 0)) for s in stats)
+    return await command_calls(redis, "publish")
 
 
 async def test_a_process_alone_publishes_nothing(plane: ControlPlane) -> None:

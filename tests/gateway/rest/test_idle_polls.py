@@ -7,27 +7,22 @@ from __future__ import annotations
 import asyncio
 
 import aiohttp
-from redis.asyncio import RedisCluster
 
 from control_plane.redis_client import open_redis
 from tests.conftest import RunningGateway
 from tests.gateway.rest.conftest import MakeToken
+from tests.redis_cluster import command_calls
 
 POLLS = 300
 
 
 async def _calls(redis_url: str, command: str) -> int:
-    """How many times Redis ran `command` so far (on every node of a cluster)."""
+    """How many times Redis ran `command` so far."""
     redis = open_redis(redis_url)
     try:
-        if isinstance(redis, RedisCluster):
-            per_node = await redis.info("commandstats", target_nodes=RedisCluster.ALL_NODES)
-            stats = list(per_node.values())
-        else:
-            stats = [await redis.info("commandstats")]
+        return await command_calls(redis, command)
     finally:
         await redis.aclose()
-    return sum(int(s.get(f"cmdstat_{command}", {}).get("calls", 0)) for s in stats)
 
 
 async def _polls(url: str, token: str, polls: int, wait_seconds: int) -> list[list[object]]:
