@@ -5,8 +5,11 @@ reaches a waiting poll at once, and a poll begun after it finds the message."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
+from typing import Any
 
 import aiohttp
+import pytest
 
 from control_plane.redis_client import open_redis
 from tests.conftest import RunningGateway
@@ -14,6 +17,20 @@ from tests.gateway.rest.conftest import MakeToken
 from tests.redis_cluster import command_calls
 
 POLLS = 300
+
+
+@dataclass(frozen=True)
+class IdleQueue:
+    token: str  # a bearer token of its account
+    url: str  # its queue URL
+    sqs: Any  # a boto3 SQS client of the gateway
+
+
+@pytest.fixture
+def idle(gateway: RunningGateway, make_token: MakeToken) -> IdleQueue:
+    """The queue `idle`, empty."""
+    sqs = gateway.sqs_client()
+    return IdleQueue(make_token(), sqs.create_queue(QueueName="idle")["QueueUrl"], sqs)
 
 
 async def _calls(redis_url: str, command: str) -> int:
@@ -46,12 +63,10 @@ async def _polls(url: str, token: str, polls: int, wait_seconds: int) -> list[li
 
 
 def test_a_crowd_of_long_polls_on_an_idle_queue_looks_a_few_times(
-    gateway: RunningGateway, make_token: MakeToken
+    gateway: RunningGateway, idle: IdleQueue
 ) -> None:
-    token = make_token()
-    gateway.sqs_client().create_queue(QueueName="idle")
     before = asyncio.run(_calls(gateway.redis_url, "evalsha"))
-    answers = asyncio.run(_polls(gateway.url, token, POLLS, wait_seconds=1))
+    answers = asyncio.run(_polls(gateway.url, idle.token, POLLS, wait_seconds=1))
     assert answers == [[]] * POLLS
     # Without the shared look every poll claims as it begins and again as it times out
     # (2 * POLLS scripts). With it, only polls that begin, or time out, before any look
@@ -62,21 +77,18 @@ def test_a_crowd_of_long_polls_on_an_idle_queue_looks_a_few_times(
 
 
 def test_a_send_reaches_polls_waiting_under_a_shared_look_and_those_begun_after(
-    gateway: RunningGateway, make_token: MakeToken
+    gateway: RunningGateway, idle: IdleQueue
 ) -> None:
-    token = make_token()
-    sqs = gateway.sqs_client()
-    url = sqs.create_queue(QueueName="idle")["QueueUrl"]
 
     async def scenario() -> tuple[list[list[object]], list[list[object]]]:
         # Waiting up to 20 s, but answered within the client's 10 s or failed: woken.
-        waiting = asyncio.create_task(_polls(gateway.url, token, 2, wait_seconds=20))
+        waiting = asyncio.create_task(_polls(gateway.url, idle.token, 2, wait_seconds=20))
         await asyncio.sleep(1.0)  # both polls are waiting, the queue is marked idle
         entries = [{"Id": str(i), "MessageBody": f"m{i}"} for i in range(3)]
-        await asyncio.to_thread(sqs.send_message_batch, QueueUrl=url, Entries=entries)
+        await asyncio.to_thread(idle.sqs.send_message_batch, QueueUrl=idle.url, Entries=entries)
         # Begun right after the send, within the mark's second: it looks, as the waiting
         # polls take one message each.
-        after = await _polls(gateway.url, token, 1, wait_seconds=0)
+        after = await _polls(gateway.url, idle.token, 1, wait_seconds=0)
         return await waiting, after
 
     waited, after = asyncio.run(scenario())
@@ -87,17 +99,14 @@ def test_a_send_reaches_polls_waiting_under_a_shared_look_and_those_begun_after(
 
 
 def test_a_send_to_a_crowd_of_waiting_polls_is_looked_for_by_a_few(
-    gateway: RunningGateway, make_token: MakeToken
+    gateway: RunningGateway, idle: IdleQueue
 ) -> None:
-    token = make_token()
-    sqs = gateway.sqs_client()
-    url = sqs.create_queue(QueueName="idle")["QueueUrl"]
 
     async def scenario() -> tuple[list[list[object]], int]:
-        waiting = asyncio.create_task(_polls(gateway.url, token, POLLS, wait_seconds=3))
+        waiting = asyncio.create_task(_polls(gateway.url, idle.token, POLLS, wait_seconds=3))
         await asyncio.sleep(1.0)  # all waiting, the queue marked idle
         before = await _calls(gateway.redis_url, "evalsha")
-        await asyncio.to_thread(sqs.send_message, QueueUrl=url, MessageBody="one")
+        await asyncio.to_thread(idle.sqs.send_message, QueueUrl=idle.url, MessageBody="one")
         await asyncio.sleep(0.5)  # the woken polls have looked, and waited again
         claims = await _calls(gateway.redis_url, "evalsha") - before
         return await waiting, claims
