@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import time
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
@@ -18,6 +19,17 @@ def _connect(endpoint: str) -> socket.socket:
     assert parts.hostname is not None
     assert parts.port is not None
     return socket.create_connection((parts.hostname, parts.port), timeout=10)
+
+
+def _accept_backlog(port: int) -> int:
+    """Connections the kernel has completed for the server listening on `port` that the
+    server has not accepted yet (a listening socket's rx_queue in /proc/net/tcp)."""
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        local_port = int(fields[1].rsplit(":", 1)[1], 16)
+        if local_port == port and fields[3] == "0A":  # 0A: LISTEN
+            return int(fields[4].split(":")[1], 16)
+    raise AssertionError(f"nothing listens on port {port}")
 
 
 def _closed_by_server(sock: socket.socket) -> bool:
@@ -58,7 +70,14 @@ def test_trickling_clients_are_closed_and_others_are_served(tidemq_up: TidemqUp)
 def test_connections_past_the_cap_are_refused_with_503(tidemq_up: TidemqUp) -> None:
     server = tidemq_up(settings={"TIDEMQ_MAX_CONNECTIONS": "20"})
     held = [_connect(server.endpoint) for _ in range(40)]
-    time.sleep(0.5)  # all accepted: twice the cap is open
+    # All accepted, so that twice the cap is open (accepting them takes the server a
+    # while on a loaded machine), and their protocols made.
+    port = urlsplit(server.endpoint).port
+    assert port is not None
+    deadline = time.monotonic() + 30
+    while _accept_backlog(port) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
     for sock in held:
         sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
     statuses = set()
