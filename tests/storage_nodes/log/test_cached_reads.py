@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
@@ -46,9 +47,17 @@ def test_pread_cached_reads_only_what_the_page_cache_holds(tmp_path: Path) -> No
         assert pread_cached(fd, 1000, 5) == data[5:1005]
         with pytest.raises(NotCached):
             pread_cached(fd, 1000, len(data) - 10)  # short: past the end of the file
-        drop_from_page_cache(path)
-        with pytest.raises(NotCached):
-            pread_cached(fd, 1000, 128 * 1024)
+        # Pages the kernel is still reading ahead or writing back stay when dropped (a loaded
+        # machine takes its time), so the drop is tried again until they are gone.
+        for _ in range(50):
+            drop_from_page_cache(path)
+            try:
+                pread_cached(fd, 1000, 128 * 1024)
+            except NotCached:
+                break
+            time.sleep(0.02)
+        else:
+            pytest.fail("a read of pages dropped from the page cache was served from it")
     finally:
         os.close(fd)
 
