@@ -20,8 +20,8 @@ deliverable, and was not woken while it looked, marks its subscription idle, wit
 subscription's next due timer; polls that begin after it take the mark instead of
 looking again, until a notify for the subscription clears it, the timer falls due, or
 IDLE_MARK_MS pass. 5 000 long polls arriving at an empty queue made 10 000 Redis calls
-(a claim and a read of the next timer each) and as many again when they timed out; with
-the mark they make a few (docs/performance.md, "Under abuse"). The mark is as good as
+(a claim and a read of the next timer each) and 5 000 claims more when they timed out;
+with the mark they make a few dozen (docs/performance.md, "Under abuse"). The mark is as good as
 the wake-ups a waiting poll relies on already; IDLE_MARK_MS bounds what a wake-up lost
 on its way from another process costs the polls that begin later.
 

@@ -121,9 +121,6 @@ class Receiver:
         waited = False
         with wakeups.listen(key) as wake:
             while True:
-                # A look that found nothing since, with no notify after it, stands for
-                # this one (control_plane/wakeups.py): a burst of polls makes one.
-                mark = wakeups.idle_mark(key, subscription_id, clock.now_ms())
                 look = wakeups.look_in_flight(key, subscription_id) if waited else None
                 if look is not None:
                     # Woken with the others: one of them looks, the rest see what it left.
@@ -131,6 +128,9 @@ class Receiver:
                         await asyncio.wait((look,))
                     waited = False  # looks for itself next, should that look leave more
                     continue
+                # A look that found nothing since, with no notify after it, stands for
+                # this one (control_plane/wakeups.py): a burst of polls makes one.
+                mark = wakeups.idle_mark(key, subscription_id, clock.now_ms())
                 if mark is None:
                     with wakeups.looking(key, subscription_id):
                         received, claim, settled = await self._claim(
