@@ -10,15 +10,21 @@ from __future__ import annotations
 
 from prometheus_client import Counter, Gauge, Histogram
 
-# The write and its sync of one round, in the I/O thread: pwritev2(RWF_DSYNC), or
-# pwritev and fdatasync (docs/performance.md has what they take on a VM's disk).
+# The write and its sync of one round: in the I/O thread, pwritev2(RWF_DSYNC) or pwritev
+# and fdatasync; for a small round, pwritev from the loop and the kernel's AIO fdatasync,
+# until the loop sees it done (docs/performance.md has what they take on a VM's disk).
 _SYNC_BUCKETS_S = (
     0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.5, 2,
 )  # fmt: skip
 SYNC_SECONDS = Histogram(
     "tidemq_fsync_duration_seconds",
-    "Time of a round's durable write: the write and its sync, as the I/O thread ran them.",
+    "Time of a round's durable write: the write and its sync, in the I/O thread or, for a "
+    "small round, from the event loop with the kernel's AIO.",
     buckets=_SYNC_BUCKETS_S,
+)
+KERNEL_SYNCS = Counter(
+    "tidemq_log_kernel_syncs",
+    "Rounds written from the event loop and synced by the kernel's AIO, not the I/O thread.",
 )
 GROUP_COMMIT_APPENDS = Histogram(
     "tidemq_fsync_group_commit_appends",

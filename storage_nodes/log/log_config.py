@@ -26,6 +26,10 @@ class LogConfig:
     segment_max_bytes: int = 128 * 1024 * 1024
     segment_max_age_ms: int = 7 * 24 * 3600 * 1000
     index_interval_bytes: int = 4096
+    # Under "fsync", a round of at most this many bytes is written from the event loop
+    # (into the page cache) and synced by the kernel's AIO, without the I/O thread, where
+    # Linux has it (storage_nodes/log/kernel_sync.py); 0: every round in the I/O thread.
+    loop_sync_max_bytes: int = 256 * 1024
 
     def __post_init__(self) -> None:
         if self.durability not in get_args(Durability):
@@ -38,6 +42,8 @@ class LogConfig:
             raise ValueError("segment_max_age_ms must be positive")
         if self.index_interval_bytes <= 0:
             raise ValueError("index_interval_bytes must be positive")
+        if self.loop_sync_max_bytes < 0:
+            raise ValueError("loop_sync_max_bytes must be 0 or more")
 
 
 DEFAULT_CONFIG = LogConfig()

@@ -5,13 +5,16 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
+import os
 import time
 from collections import deque
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import NamedTuple
 
 from storage_nodes import metrics
+from storage_nodes.log import kernel_sync
 from storage_nodes.log.append_plan import AppendPlan, Finish
 from storage_nodes.log.errors import LogClosedError, LogError, LogStorageError
 from storage_nodes.log.fileio import in_worker
@@ -97,6 +100,13 @@ class LogWriter:
     ends, without a round trip through the loop. The callers of a round are woken when
     it is committed.
 
+    Syncs on the loop: under ``fsync``, a round of at most ``loop_sync_max_bytes`` that
+    finds the I/O thread idle is written from the loop and synced by the kernel's AIO
+    (kernel_sync.py), its callers woken from the loop when the sync completes: the I/O
+    thread's two waits for the GIL were most of a small round's time. One such round is
+    out at a time, and nothing goes to the I/O thread meanwhile (rounds complete in
+    order); appends that arrive meanwhile form the next round.
+
     A burst is not split in two rounds to overlap the loop's work with the sync: measured
     with loadtests/bench_log.py on two cores that was slower, because the sync itself
     needs a core and the two threads then contend for the GIL.
@@ -140,6 +150,12 @@ class LogWriter:
         self._closed = False
         self._stats = LogStats(0, 0, 0, 0, 0)
         self._io: IoThread[_Job] = IoThread(f"log-io {directory}", self._loop, self._on_done)
+        self._kernel_sync = (
+            kernel_sync.acquire(self._loop)
+            if config.durability == "fsync" and config.loop_sync_max_bytes > 0
+            else None
+        )
+        self._syncing_on_loop = False  # a round is out on the loop's sync (one at a time)
 
     @property
     def stats(self) -> LogStats:
@@ -181,6 +197,9 @@ class LogWriter:
         finally:
             self._io.stop()
             await in_worker(self._io.join)
+            if self._kernel_sync is not None:
+                self._kernel_sync.release()
+                self._kernel_sync = None
             # Normally closed by the CLOSE write already; not if a write failed.
             for segment in {self._segments.active, self._tail.segment}:
                 await in_worker(segment.close_files)
@@ -209,7 +228,7 @@ class LogWriter:
     def _place(self) -> None:
         self._place_scheduled = False
         commands = self._commands
-        while len(self._in_flight) < _MAX_IN_FLIGHT:
+        while len(self._in_flight) < _MAX_IN_FLIGHT and not self._syncing_on_loop:
             appends = len(self._batches)
             if commands:
                 appends = min(appends, commands[0][0] - self._appends_placed)
@@ -221,7 +240,66 @@ class LogWriter:
             else:
                 break
             self._in_flight.append(job)
-            self._io.submit(job)
+            plan = self._loop_sync_plan(job)
+            if plan is None:
+                self._io.submit(job)
+            else:
+                self._sync_on_loop(job, plan)
+
+    def _loop_sync_plan(self, job: _Job) -> AppendPlan[LogSegment] | None:
+        """The plan of ``job`` if it is to be written and synced from the loop."""
+        syncer = self._kernel_sync
+        if syncer is None or len(self._in_flight) != 1 or not syncer.has_room:
+            return None
+        if job.op is not None or len(job.steps) != 1:
+            return None
+        plan = job.steps[0]
+        if not isinstance(plan, AppendPlan) or not plan.segment.can_sync_apart(plan):
+            return None
+        if plan.size - plan.position > self._config.loop_sync_max_bytes:
+            return None
+        return plan
+
+    def _sync_on_loop(self, job: _Job, plan: AppendPlan[LogSegment]) -> None:
+        assert self._kernel_sync is not None
+        self._syncing_on_loop = True
+        started_s = time.perf_counter()
+        done = partial(self._synced_on_loop, job, plan, started_s)
+        try:
+            fd = plan.segment.write_unsynced(plan)
+        except OSError as exc:
+            self._loop.call_soon(done, exc)  # reported a loop pass later, as the thread does
+            return
+        try:
+            self._kernel_sync.fdatasync(fd, done)
+        except OSError:
+            # The kernel would not take it (out of AIO resources, say): sync here, once;
+            # rare enough that blocking the loop for one sync is the simple answer.
+            log.warning("AIO refused a sync of %s; syncing on the loop", self._directory)
+            error: OSError | None = None
+            try:
+                os.fdatasync(fd)
+            except OSError as exc:
+                error = exc
+            self._loop.call_soon(done, error)
+
+    def _synced_on_loop(
+        self,
+        job: _Job,
+        plan: AppendPlan[LogSegment],
+        started_s: float,
+        error: OSError | None,
+    ) -> None:
+        if error is None:
+            try:
+                plan.segment.synced(plan)
+            except OSError as exc:
+                error = exc
+            else:
+                metrics.KERNEL_SYNCS.inc()
+        job.seconds = time.perf_counter() - started_s
+        self._syncing_on_loop = False
+        self._on_done(job, error)
 
     def _append_job(self, appends: int) -> _Job:
         """Place the first ``appends`` queued appends (fewer past the round cap) after the

@@ -212,6 +212,33 @@ class LogSegment:
             if plan.parts:
                 pwritev_all(fd, plan.parts, plan.position)
             os.fdatasync(fd)
+        self.synced(plan)
+
+    def can_sync_apart(self, plan: AppendPlan[LogSegment]) -> bool:
+        """Whether ``plan`` can be split in :meth:`write_unsynced`, an fdatasync of the
+        returned descriptor and :meth:`synced`: a plain sync of bytes that follow durable
+        ones (no seal, no close)."""
+        return (
+            plan.finish == Finish.SYNC
+            and self._fd is not None
+            and self._durable_size == plan.position
+        )
+
+    def write_unsynced(self, plan: AppendPlan[LogSegment]) -> int:
+        """The first half of :meth:`write` for a plan that :meth:`can_sync_apart` (on the
+        loop, for a round small enough to copy into the page cache at once): writes its
+        bytes, not yet durable; returns the descriptor to fdatasync before :meth:`synced`."""
+        fd = self._fd
+        assert fd is not None, "write to a segment that is not open for appends"
+        self._offset_backlog += plan.offset_entries
+        self._time_backlog += plan.time_entries
+        if plan.parts:
+            pwritev_all(fd, plan.parts, plan.position)
+        return fd
+
+    def synced(self, plan: AppendPlan[LogSegment]) -> None:
+        """``plan``'s bytes are durable: its index entries may follow them to their files,
+        and a seal or close may follow."""
         self._durable_size = plan.size
         durable = plan.finish >= Finish.CLOSE
         if durable or len(self._offset_backlog) >= _INDEX_BACKLOG_BYTES:

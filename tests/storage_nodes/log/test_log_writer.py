@@ -112,8 +112,13 @@ async def test_a_cancelled_caller_does_not_withdraw_its_records(tmp_path: Path) 
     await log.close()
 
 
-async def test_a_disk_error_fails_the_log_until_it_is_reopened(tmp_path: Path) -> None:
-    log = await PartitionLog.open(tmp_path)
+# Rounds written from the loop and synced by the kernel (the default), and through the
+# I/O thread.
+@pytest.mark.parametrize("loop_sync_max_bytes", [LogConfig().loop_sync_max_bytes, 0])
+async def test_a_disk_error_fails_the_log_until_it_is_reopened(
+    tmp_path: Path, loop_sync_max_bytes: int
+) -> None:
+    log = await PartitionLog.open(tmp_path, LogConfig(loop_sync_max_bytes=loop_sync_max_bytes))
     await log.append([make_record(0)])
     # Pull the file out from under the writer: the next write gets EBADF from the OS.
     active = log._segments.active
