@@ -129,7 +129,8 @@ class KernelSync:
         # The eventfd's count; the completions are read below whatever it says.
         with contextlib.suppress(BlockingIOError):
             self._context.poll()
-        while self._context.process_events():
+        # A callback may have let the last user go, and with it the context.
+        while self._context is not None and self._context.process_events():
             pass
 
 

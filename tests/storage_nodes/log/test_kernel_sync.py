@@ -67,6 +67,32 @@ async def test_the_last_release_gives_the_aio_context_back(tmp_path: Path) -> No
     second.release()
 
 
+async def test_a_syncer_let_go_with_a_sync_out_closes_once_the_sync_completes(
+    tmp_path: Path,
+) -> None:
+    loop = asyncio.get_running_loop()
+    errors: list[dict[str, object]] = []
+    loop.set_exception_handler(lambda _, context: errors.append(context))
+    syncer = kernel_sync.acquire(loop)
+    assert syncer is not None
+    fd = os.open(tmp_path / "f", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        os.pwrite(fd, b"x" * 4096, 0)
+        done: asyncio.Future[OSError | None] = loop.create_future()
+        syncer.fdatasync(fd, done.set_result)
+        syncer.release()  # the last user, with its sync still out
+        assert await asyncio.wait_for(done, timeout=30) is None
+        await asyncio.sleep(0)
+    finally:
+        os.close(fd)
+        loop.set_exception_handler(None)
+    assert errors == []
+    again = kernel_sync.acquire(loop)
+    assert again is not None
+    assert again is not syncer
+    again.release()
+
+
 async def test_a_sync_the_kernel_refuses_raises_and_never_completes(
     tmp_path: Path, syncer: kernel_sync.KernelSync
 ) -> None:
