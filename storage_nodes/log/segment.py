@@ -198,10 +198,7 @@ class LogSegment:
         Index entries queue up here and reach their files only after the log was synced,
         so a file entry never points at bytes that could still be lost.
         """
-        fd = self._fd
-        assert fd is not None, "write to a segment that is not open for appends"
-        self._offset_backlog += plan.offset_entries
-        self._time_backlog += plan.time_entries
+        fd = self._take_index_entries(plan)
         if plan.finish < Finish.SYNC:
             if plan.parts:
                 pwritev_all(fd, plan.parts, plan.position)
@@ -228,12 +225,18 @@ class LogSegment:
         """The first half of :meth:`write` for a plan that :meth:`can_sync_apart` (on the
         loop, for a round small enough to copy into the page cache at once): writes its
         bytes, not yet durable; returns the descriptor to fdatasync before :meth:`synced`."""
+        fd = self._take_index_entries(plan)
+        if plan.parts:
+            pwritev_all(fd, plan.parts, plan.position)
+        return fd
+
+    def _take_index_entries(self, plan: AppendPlan[LogSegment]) -> int:
+        """Queues ``plan``'s index entries for their files (after the sync); the segment's
+        descriptor to write it with."""
         fd = self._fd
         assert fd is not None, "write to a segment that is not open for appends"
         self._offset_backlog += plan.offset_entries
         self._time_backlog += plan.time_entries
-        if plan.parts:
-            pwritev_all(fd, plan.parts, plan.position)
         return fd
 
     def synced(self, plan: AppendPlan[LogSegment]) -> None:
