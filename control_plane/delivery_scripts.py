@@ -102,16 +102,23 @@ end
 -- The writes are gathered and made by `write_takes`, one command each for the whole
 -- claim (a claim never reads back the state of a message it took), which every script
 -- that takes must call before it returns.
-local pending_takes = {seq = nil, states = {}, timers = {}}
-local function take(out, seq_key, kind, member, count, first, due, partition, offset)
+-- `first_text`, when given, is ':' .. s(first), made once by a caller taking many with
+-- the same first receive time (a claim's new messages).
+local pending_takes = {seq = nil, states = {}, timers = {}, n = 0}
+local function take(out, seq_key, kind, member, count, first, due, partition, offset,
+                    first_text)
   local seq = pending_takes.seq or tonumber(redis.call('GET', seq_key) or '0')
   seq = seq + 1
   pending_takes.seq = seq
+  local n = pending_takes.n
+  pending_takes.n = n + 2
   local states, timers = pending_takes.states, pending_takes.timers
-  states[#states + 1] = member
-  states[#states + 1] = s(count) .. ':' .. s(seq) .. ':' .. s(first)
-  timers[#timers + 1] = due
-  timers[#timers + 1] = member
+  states[n + 1] = member
+  -- (Each string.format is a sprintf in Redis: a first delivery's count needs none.)
+  local count_text = count == 1 and '1' or s(count)
+  states[n + 2] = count_text .. ':' .. s(seq) .. (first_text or (':' .. s(first)))
+  timers[n + 1] = due
+  timers[n + 2] = member
   if not offset then
     local p, o = string.match(member, '^(%d+):(%d+)$')
     partition, offset = tonumber(p), tonumber(o)
@@ -200,6 +207,7 @@ for j, member in ipairs(due) do
   end
 end
 local skips = 1000
+local now_text = ':' .. s(now)
 -- Without delays at send (the usual case) no message is passed over: no SREM each.
 local any_ahead = redis.call('SCARD', KEYS[7]) > 0
 local i, k = 7, 8
@@ -210,15 +218,18 @@ while n < max and skips > 0 and ARGV[i] do
   local log_end = tonumber(ARGV[i + 1])
   local cursor = tonumber(redis.call('HGET', KEYS[3], partition) or '0')
   local offset = cursor
-  local unacked = {}
+  local unacked, u = {}, 0
+  local prefix = partition .. ':'
   while offset < log_end and n < max and skips > 0 do
-    local member = partition .. ':' .. s(offset)
+    local offset_text = s(offset)
+    local member = prefix .. offset_text
     if any_ahead and redis.call('SREM', KEYS[7], member) == 1 then
       skips = skips - 1
     else
-      unacked[#unacked + 1] = offset
-      unacked[#unacked + 1] = s(offset)
-      take_one(1, member, 1, now, visible_at, partition_number, offset)
+      unacked[u + 1] = offset
+      unacked[u + 2] = offset_text
+      u = u + 2
+      take(out, KEYS[4], 1, member, 1, now, visible_at, partition_number, offset, now_text)
       n = n + 1
     end
     offset = offset + 1
@@ -290,58 +301,66 @@ DELETE_MESSAGES = (
 -- receipt, index into KEYS of the member's unacked set
 -- returns one result per message: 1 deleted, 0 already deleted, -1 the receipt is stale
 -- (a newer delivery exists; SQS answers success and keeps the message)
-local args = {}
-for word in string.gmatch(ARGV[1], '%S+') do args[#args + 1] = word end
+-- Each triple's member, its offset (the member's unacked entry), seq and key index, as
+-- one match each.
+local members, offsets, seqs, key_index, m = {}, {}, {}, {}, 0
+for member, offset, seq, k in string.gmatch(ARGV[1], '(%d+:(%d+)) (%d+) (%d+)') do
+  m = m + 1
+  members[m], offsets[m], seqs[m], key_index[m] = member, offset, seq, tonumber(k)
+end
 local results = {}
 if redis.call('EXISTS', KEYS[4]) == 1 then
   -- Messages in FIFO groups: each leaves its group, unlocking it if it was in flight.
-  for i = 1, #args, 3 do
-    local member = args[i]
+  for j, member in ipairs(members) do
     local count, seq = state_of(KEYS[2], member)
     if not count then
-      results[#results + 1] = 0
-    elseif seq ~= args[i + 1] or count == 0 then
-      results[#results + 1] = -1
+      results[j] = 0
+    elseif seq ~= seqs[j] or count == 0 then
+      results[j] = -1
     else
       local in_flight = redis.call('ZREM', KEYS[1], member) == 1
       redis.call('HDEL', KEYS[2], member)
-      redis.call('ZREM', KEYS[tonumber(args[i + 2])], s(offset_of(member)))
+      redis.call('ZREM', KEYS[key_index[j]], offsets[j])
       leave_group(KEYS[3], KEYS[4], KEYS[5], KEYS[6], member, in_flight)
-      results[#results + 1] = 1
+      results[j] = 1
     end
   end
   return results
 end
 -- No groups: the same decisions from one HMGET, then one command per key for all.
-local members = {}
-for i = 1, #args, 3 do members[#members + 1] = args[i] end
 local states = {}
-for i = 1, #members, 512 do
-  local part = redis.call('HMGET', KEYS[2], unpack(members, i, math.min(i + 511, #members)))
+for i = 1, m, 512 do
+  local part = redis.call('HMGET', KEYS[2], unpack(members, i, math.min(i + 511, m)))
   for _, state in ipairs(part) do states[#states + 1] = state end
 end
-local deleted, gone, unacked = {}, {}, {}
+local deleted, gone, unacked, g = {}, {}, {}, 0
 for j, member in ipairs(members) do
-  local i = 3 * j - 2
+  local state = not deleted[member] and states[j]
+  -- "count:seq:first" (parse_state's layout): only the count and seq are needed here.
   local count, seq = nil, nil
-  if not deleted[member] then count, seq = parse_state(states[j]) end
+  if state then count, seq = string.match(state, '^(%d+):(%d+):') end
   if not count then
     results[j] = 0
-  elseif seq ~= args[i + 1] or count == 0 then
+  elseif seq ~= seqs[j] or count == '0' then
     results[j] = -1
   else
     deleted[member] = true
-    gone[#gone + 1] = member
-    local k = tonumber(args[i + 2])
-    unacked[k] = unacked[k] or {}
-    unacked[k][#unacked[k] + 1] = s(offset_of(member))
+    g = g + 1
+    gone[g] = member
+    local k = key_index[j]
+    local of_k = unacked[k]
+    if not of_k then
+      of_k = {}
+      unacked[k] = of_k
+    end
+    of_k[#of_k + 1] = offsets[j]
     results[j] = 1
   end
 end
-if gone[1] then
+if g > 0 then
   call_many('ZREM', KEYS[1], gone)
   call_many('HDEL', KEYS[2], gone)
-  for k, offsets in pairs(unacked) do call_many('ZREM', KEYS[k], offsets) end
+  for k, of_k in pairs(unacked) do call_many('ZREM', KEYS[k], of_k) end
 end
 return results
 """
