@@ -15,13 +15,10 @@ from tidemq.redis_server import free_port
 
 
 @contextmanager
-def serve(app: Any, **settings: Any) -> Iterator[str]:
-    """Serves `app` until the block ends; yields its base URL `http://127.0.0.1:<port>`.
-    `settings` are uvicorn.Config's (its `http` protocol class, say)."""
+def serve(app: Any) -> Iterator[str]:
+    """Serves `app` until the block ends; yields its base URL `http://127.0.0.1:<port>`."""
     port = free_port()
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_config=None, access_log=False, **settings
-    )
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None, access_log=False)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name=f"served-app-{port}", daemon=True)
     thread.start()

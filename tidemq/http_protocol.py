@@ -34,7 +34,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 log = logging.getLogger(__name__)
 
@@ -153,12 +153,6 @@ class DeadlineHttpToolsProtocol(HttpToolsProtocol):
         self._disarm()
         super().on_message_complete()
 
-    def on_headers_complete(self) -> None:
-        before = self.cycle
-        super().on_headers_complete()
-        if self.cycle is not None and self.cycle is not before:  # an upgrade makes none
-            HeadWithBody.install(self.cycle)
-
     def handle_websocket_upgrade(self) -> None:
         self._disarm()
         super().handle_websocket_upgrade()
@@ -186,63 +180,6 @@ class DeadlineHttpToolsProtocol(HttpToolsProtocol):
                 self.read_timeout_s,
             )
             self.transport.close()
-
-
-class HeadWithBody:
-    """The connection's transport as one request's cycle sees it: the response's status
-    line and headers are held, and written with the body's first bytes in one write.
-
-    uvicorn writes them apart, two send() calls a response where one does: on this
-    machine's loopback each send runs the peer's TCP receive and wake-up in the sender's
-    time, and the responses' writes were 7 % of the event loop under consume_rest
-    (docs/performance.md). The head is the cycle's first write once its response has
-    started (a "100 Continue" goes out before, at once); it is held only until the
-    body's first write, the response's end (a HEAD's has no body write) or a close.
-    """
-
-    __slots__ = ("_cycle", "_held", "_on_response", "_passed", "_transport")
-
-    def __init__(self, transport: asyncio.Transport, cycle: RequestResponseCycle) -> None:
-        self._transport = transport
-        self._cycle = cycle
-        self._on_response = cycle.on_response
-        self._held: bytes | None = None
-        self._passed = False  # the head has gone: every write goes straight through
-
-    @classmethod
-    def install(cls, cycle: RequestResponseCycle) -> None:
-        writer = cls(cycle.transport, cycle)
-        cycle.transport = writer  # type: ignore[assignment]
-        cycle.on_response = writer.response_complete
-
-    def write(self, data: bytes) -> None:
-        if self._passed:
-            self._transport.write(data)
-        elif self._held is not None:
-            self._passed = True
-            self._transport.write(self._held + data)
-            self._held = None
-        elif self._cycle.response_started:
-            self._held = data
-        else:
-            self._transport.write(data)  # before the response: a "100 Continue"
-
-    def flush(self) -> None:
-        if self._held is not None:
-            self._passed = True
-            self._transport.write(self._held)
-            self._held = None
-
-    def response_complete(self) -> None:
-        self.flush()
-        self._on_response()
-
-    def close(self) -> None:
-        self.flush()
-        self._transport.close()
-
-    def is_closing(self) -> bool:
-        return self._transport.is_closing()
 
 
 def with_read_timeout(
