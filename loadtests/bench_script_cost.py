@@ -1,6 +1,6 @@
 """Redis's own work per message of the claim and delete scripts.
 
-    python loadtests/bench_script_cost.py [--rounds N] [--batch B] [--instructions]
+    python -m loadtests.bench_script_cost [--rounds N] [--batch B] [--instructions]
 
 Claims `--rounds` batches of `--batch` new messages of one standard queue's subscription
 (one CLAIM script each), then deletes each batch with its receipts (one DELETE_MESSAGES
