@@ -3,6 +3,8 @@ Redis, with time moved by hand."""
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from control_plane.clock import ManualClock
@@ -294,3 +296,16 @@ async def test_a_backlog_in_one_partition_does_not_starve_another(plane: Control
     stats = await plane.deliveries.stats(SID, ends)
     assert (stats.visible, stats.in_flight) == (10_001 - claims, claims)
     assert (await plane.deliveries.cursors(SID))[3] == 1
+
+
+async def test_deliveries_and_receipts_are_not_tracked_by_the_garbage_collector(
+    plane: ControlPlane,
+) -> None:
+    """The signer keeps every handle it issued with its delivery; tracked, tens of
+    thousands of them were walked by every young collection (docs/performance.md)."""
+    deliveries = await _claim(plane, 5, 5)
+    assert len(deliveries) == 5
+    assert not any(gc.is_tracked(d) for d in deliveries)
+    receipt = plane.deliveries.verify(SID, deliveries[0].receipt_handle)
+    assert not gc.is_tracked(receipt)
+    assert await _delete(plane, *deliveries) == [True] * 5
