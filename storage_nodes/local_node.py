@@ -285,6 +285,12 @@ class LocalNode:
         later uses of it raise StreamDropped."""
         check_stream_id(stream_id)
         self._dropped.add(stream_id)
+        # A partition being opened now (a use begun before the drop) is waited for, under
+        # its opening lock, so that its log is closed with the others rather than kept
+        # open over the directory deleted below. Opens begun from here on see `_dropped`.
+        for opening in [lock for key, lock in self._opening.items() if key[0] == stream_id]:
+            async with opening:
+                pass
         for key in [key for key in self._logs if key[0] == stream_id]:
             await self._logs.pop(key).close()
         if self._tiering is not None:

@@ -60,6 +60,24 @@ async def test_uses_racing_a_drop_do_not_bring_the_stream_back(tmp_path: Path) -
     assert not (tmp_path / "streams" / "gone").exists()
 
 
+async def test_a_partition_opening_when_its_stream_is_dropped_is_closed_with_it(
+    tmp_path: Path,
+) -> None:
+    """A first use that was opening a partition when the drop came (a subscriber's claim
+    as its queue is deleted) must not leave that log open over a deleted directory."""
+    node = LocalNode(tmp_path)
+    await node.append("gone", 0, [_record(b"x")])
+    opening = asyncio.create_task(node.end_offset("gone", 1))
+    for _ in range(3):  # into the partition's open, which waits for a thread
+        await asyncio.sleep(0)
+    await node.drop_stream("gone")
+    await asyncio.gather(opening, return_exceptions=True)  # begun before: either answer
+    with pytest.raises(StreamDropped):
+        await node.end_offset("gone", 1)
+    assert not (tmp_path / "streams" / "gone").exists()
+    await node.close()  # closing every log left: none writes into the deleted directory
+
+
 @pytest.mark.parametrize("stream_id", ["../escape", "", "a/b", "x" * 65])
 async def test_stream_ids_cannot_leave_the_data_directory(tmp_path: Path, stream_id: str) -> None:
     node = LocalNode(tmp_path)
