@@ -8,8 +8,8 @@ script each), on a Redis this script starts itself (`appendfsync always`, as
 `tidemq up` runs it). Without `--instructions` it reports the microseconds Redis spent
 in the scripts per message (INFO commandstats); those move with whatever else the
 machine runs. With `--instructions` the Redis runs under valgrind's callgrind, and the
-report is the instructions Redis executed per message: the same count for the same
-scripts on every run, so two versions of a script compare on a shared machine (the
+report is the instructions Redis executed per message: for the same scripts the same
+count, within a tenth of a percent, on every run, so two versions of a script compare on a shared machine (the
 server's start, measured by a run with no rounds, is taken off). Slower, about 40 times.
 """
 
@@ -64,43 +64,51 @@ def _script_us(stats: redis.Redis) -> float:
     return float(found.get("usec", 0))
 
 
-def _run(
-    rounds: int, batch: int, deletes: bool = True, binary: Path | None = None
-) -> tuple[float, float, int]:
-    """A run on a Redis of its own: `binary` (a wrapper that runs the server under
-    callgrind), or the one `tidemq up` would run."""
-    saved = os.environ.get("TIDEMQ_REDIS_SERVER")
-    if binary is not None:
-        os.environ["TIDEMQ_REDIS_SERVER"] = str(binary)
-    try:
-        with tempfile.TemporaryDirectory(dir=Path.cwd()) as data:
-            server = RedisServer(RedisServerConfig(Path(data)))
-            server.start()
-            try:
-                return asyncio.run(_claim_and_delete(server.url, rounds, batch, deletes))
-            finally:
-                server.stop()
-    finally:
-        if saved is None:
-            os.environ.pop("TIDEMQ_REDIS_SERVER", None)
-        else:
-            os.environ["TIDEMQ_REDIS_SERVER"] = saved
+def _run(rounds: int, batch: int, deletes: bool = True) -> tuple[float, float, int]:
+    """A run on a Redis of its own (the binary TIDEMQ_REDIS_SERVER names, as for
+    `tidemq up`)."""
+    with tempfile.TemporaryDirectory(dir=Path.cwd()) as data:
+        server = RedisServer(RedisServerConfig(Path(data)))
+        server.start()
+        try:
+            return asyncio.run(_claim_and_delete(server.url, rounds, batch, deletes))
+        finally:
+            server.stop()
 
 
-def _instructions(rounds: int, batch: int, deletes: bool, work: Path) -> int:
-    """Instructions the Redis executed in a whole run under callgrind."""
-    out = work / f"callgrind.{rounds}.{int(deletes)}"
-    wrapper = work / "redis-under-callgrind"
+def _instructions(rounds: int, batch: int, deletes: bool, binary: Path, wrapper: Path) -> int:
+    """Instructions the Redis `binary` executed in a whole run under callgrind (through
+    `wrapper`, the binary TIDEMQ_REDIS_SERVER names meanwhile)."""
+    out = wrapper.with_name(f"callgrind.{rounds}.{int(deletes)}")
     wrapper.write_text(
-        "#!/bin/sh\n"
-        f'exec valgrind --tool=callgrind --callgrind-out-file={out} {find_redis_binary()} "$@"\n'
+        f'#!/bin/sh\nexec valgrind --tool=callgrind --callgrind-out-file={out} {binary} "$@"\n'
     )
     wrapper.chmod(0o755)
-    _run(rounds, batch, deletes, wrapper)
+    _run(rounds, batch, deletes)
     found = re.search(r"^summary: (\d+)$", out.read_text(), re.MULTILINE)
     if found is None:
         raise SystemExit(f"callgrind wrote no summary to {out}")
     return int(found.group(1))
+
+
+def _counted_instructions(rounds: int, batch: int) -> tuple[int, int]:
+    """Instructions a message of the claims and of the deletes cost Redis; the server's
+    own start, a run with no rounds, taken off."""
+    binary = find_redis_binary()  # before TIDEMQ_REDIS_SERVER names the wrapper
+    saved = os.environ.get("TIDEMQ_REDIS_SERVER")
+    with tempfile.TemporaryDirectory() as work:
+        wrapper = Path(work) / "redis-under-callgrind"
+        os.environ["TIDEMQ_REDIS_SERVER"] = str(wrapper)
+        try:
+            start = _instructions(0, batch, False, binary, wrapper)
+            claims = _instructions(rounds, batch, False, binary, wrapper) - start
+            both = _instructions(rounds, batch, True, binary, wrapper) - start
+        finally:
+            if saved is None:
+                os.environ.pop("TIDEMQ_REDIS_SERVER")
+            else:
+                os.environ["TIDEMQ_REDIS_SERVER"] = saved
+    return claims, both - claims
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -120,15 +128,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if shutil.which("valgrind") is None:
         sys.exit("--instructions needs valgrind on PATH (apt-get install valgrind)")
-    with tempfile.TemporaryDirectory() as work_dir:
-        work = Path(work_dir)
-        start = _instructions(0, args.batch, False, work)
-        claims = _instructions(args.rounds, args.batch, False, work) - start
-        both = _instructions(args.rounds, args.batch, True, work) - start
+    claims, deletes = _counted_instructions(args.rounds, args.batch)
     messages = args.rounds * args.batch
     print(
         f"{messages} messages: claim {claims / messages:,.0f} instructions/message, "
-        f"delete {(both - claims) / messages:,.0f} instructions/message (Redis, callgrind)"
+        f"delete {deletes / messages:,.0f} instructions/message (Redis, callgrind)"
     )
     return 0
 
