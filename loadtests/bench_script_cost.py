@@ -9,8 +9,9 @@ script each), on a Redis this script starts itself (`appendfsync always`, as
 in the scripts per message (INFO commandstats); those move with whatever else the
 machine runs. With `--instructions` the Redis runs under valgrind's callgrind, and the
 report is the instructions Redis executed per message: for the same scripts the same
-count, within a tenth of a percent, on every run, so two versions of a script compare on a shared machine (the
-server's start, measured by a run with no rounds, is taken off). Slower, about 40 times.
+count, within a tenth of a percent, on every run, so two versions of a script compare
+on a shared machine (the server's start, measured by a run with no rounds, is taken
+off). Slower, about 40 times.
 """
 
 from __future__ import annotations
