@@ -25,6 +25,8 @@ from redis.asyncio.connection import AbstractConnection
 from redis.exceptions import MaxConnectionsError, RedisClusterException, RedisError
 from redis.typing import EncodableT
 
+from control_plane.script_channel import ScriptChannel, channel_for_pool
+
 RedisClient: TypeAlias = Redis | RedisCluster
 # What a client of either kind raises when Redis cannot serve a command: a cluster client
 # also raises RedisClusterException, which is no RedisError, when no node it knows can be
@@ -89,6 +91,19 @@ class QueuedRedisCluster(RedisCluster):
             turns.release()
 
 
+class ScriptingRedis(Redis):
+    """A client of one server whose Lua scripts go on a connection of their own,
+    pipelined (control_plane/script_channel.py); every other command takes the pool's.
+    Closing the client closes that connection too."""
+
+    script_channel: ScriptChannel | None = None
+
+    async def aclose(self, close_connection_pool: bool | None = None) -> None:
+        if self.script_channel is not None:
+            await self.script_channel.aclose()
+        await super().aclose(close_connection_pool)
+
+
 def open_redis(
     url: str,
     *,
@@ -106,7 +121,8 @@ def open_redis(
     At most `max_connections` commands at once (to each node of a cluster); past the
     limit a command waits up to `pool_wait_s` for one to finish instead of failing at
     once, so a burst of requests is absorbed rather than answered 503. One server: a
-    blocking connection pool. A cluster: QueuedRedisCluster.
+    blocking connection pool, and the scripts on a ScriptChannel beside it. A cluster:
+    QueuedRedisCluster.
     """
     check_url(url)
     parts = urlsplit(url)
@@ -129,7 +145,10 @@ def open_redis(
         socket_timeout=None,
         socket_connect_timeout=socket_connect_timeout_s,
     )
-    return Redis.from_pool(pool)
+    client = ScriptingRedis.from_pool(pool)
+    assert isinstance(client, ScriptingRedis)
+    client.script_channel = channel_for_pool(pool)
+    return client
 
 
 async def open_every_connection(redis: RedisClient) -> None:

@@ -1,5 +1,7 @@
 """Lua scripts registered with a timer: how long each script takes, as the
 gateway sees it (the round trip to Redis included, which is what a request waits for).
+A client from `open_redis` of one server sends them on its ScriptChannel
+(control_plane/script_channel.py); any other through redis-py.
 
 Defined here, with prometheus_client directly, since the control plane imports nothing
 of the gateway's; `/metrics` (gateway/metrics_endpoint.py) serves them with the rest.
@@ -16,7 +18,8 @@ from prometheus_client import Histogram
 from redis.commands.core import AsyncScript
 from redis.typing import EncodableT, KeyT
 
-from control_plane.redis_client import RedisClient
+from control_plane.redis_client import RedisClient, ScriptingRedis
+from control_plane.script_channel import ScriptChannel
 
 # From 100 us (a script over a few keys, on loopback) to 1 s (a purge of a large queue).
 _SCRIPT_BUCKETS_S = (
@@ -33,9 +36,12 @@ SCRIPT_SECONDS = Histogram(
 class TimedScript:
     """A registered Lua script whose calls are timed into SCRIPT_SECONDS."""
 
-    def __init__(self, script: AsyncScript, name: str) -> None:
+    def __init__(self, script: AsyncScript, name: str, channel: ScriptChannel | None) -> None:
         self._script = script
         self._seconds = SCRIPT_SECONDS.labels(name)
+        self._channel = channel
+        source = script.script
+        self._source = source.encode() if isinstance(source, str) else bytes(source)
 
     async def __call__(
         self,
@@ -44,6 +50,10 @@ class TimedScript:
     ) -> Any:
         started_s = time.perf_counter()
         try:
+            if self._channel is not None:
+                return await self._channel.evalsha(
+                    self._script.sha, self._source, keys or (), args or ()
+                )
             return await self._script(keys=keys, args=args)
         finally:
             self._seconds.observe(time.perf_counter() - started_s)
@@ -51,4 +61,5 @@ class TimedScript:
 
 def register(redis: RedisClient, name: str, source: str) -> TimedScript:
     """`redis.register_script(source)`, timed under the label `name`."""
-    return TimedScript(redis.register_script(source), name)
+    channel = redis.script_channel if isinstance(redis, ScriptingRedis) else None
+    return TimedScript(redis.register_script(source), name, channel)
