@@ -43,9 +43,10 @@ from redis.typing import EncodableT, KeyT
 
 __all__ = ["RedisAddress", "ScriptChannel", "channel_for_pool"]
 
-# Connections a channel pipelines on. Not one: Redis reads at most 16 KiB of a
-# connection's commands each pass of its event loop, and with `appendfsync always` every
-# pass ends in an fsync, so one connection held a consume to a few scripts a sync.
+# Connections a channel pipelines on. Not one: on one, consume_rest ran at 59-62k msgs/s
+# against 63-72k on 8 (16 no better; docs/performance.md). Redis reads at most 16 KiB of a
+# connection's commands a pass of its event loop, and with `appendfsync always` every pass
+# ends in an fsync: likely why, not measured.
 CONNECTIONS = 8
 
 
