@@ -9,10 +9,11 @@ SQS's, so a message sent on one API and received on another has the MD5s an SDK 
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from gateway.core.digests import md5_of_body
 from gateway.core.errors import CoreError
+from gateway.core.messages import MessageAttribute
 from gateway.core.messages import ReceivedMessage as Received
 from gateway.core.messages import SentMessage as Sent
 from gateway.core.publisher import Published
@@ -101,34 +102,43 @@ def error_detail(exc: CoreError) -> ErrorDetail:
 
 
 def received_message(received: Received) -> ReceivedMessage:
+    # Every message received is built here: the Struct's fields positionally (by keyword
+    # it cost twice as much), and no loop over attribute maps a message has none of.
     record, delivery = received.record, received.delivery
-    attributes = {}
-    for name, attribute in record.attributes.items():
+    return ReceivedMessage(
+        record.message_id,
+        delivery.receipt_handle,
+        record.body.decode(),
+        md5_of_body(record),
+        _attribute_values(record.attributes) if record.attributes else {},
+        {
+            name: value.string_value
+            for name, value in record.system_attributes.items()
+            if value.string_value is not None
+        }
+        if record.system_attributes
+        else {},
+        delivery.receive_count,
+        record.timestamp_ms,
+        delivery.first_receive_ms,
+        record.group_id,
+        record.dedup_id,
+        received.sequence_number if received.fifo else None,
+    )
+
+
+def _attribute_values(
+    attributes: Mapping[str, MessageAttribute],
+) -> dict[str, MessageAttributeValue]:
+    values = {}
+    for name, attribute in attributes.items():
         if attribute.binary_value is not None:
-            value = MessageAttributeValue(
+            values[name] = MessageAttributeValue(
                 data_type=attribute.data_type,
                 binary_value=base64.b64encode(attribute.binary_value).decode(),
             )
         else:
-            value = MessageAttributeValue(
+            values[name] = MessageAttributeValue(
                 data_type=attribute.data_type, string_value=attribute.string_value or ""
             )
-        attributes[name] = value
-    return ReceivedMessage(
-        message_id=record.message_id,
-        receipt_handle=delivery.receipt_handle,
-        body=record.body.decode(),
-        md5_of_body=md5_of_body(record),
-        attributes=attributes,
-        system_attributes={
-            name: value.string_value
-            for name, value in record.system_attributes.items()
-            if value.string_value is not None
-        },
-        receive_count=delivery.receive_count,
-        sent_timestamp=record.timestamp_ms,
-        first_receive_timestamp=delivery.first_receive_ms,
-        group_id=record.group_id,
-        dedup_id=record.dedup_id,
-        sequence_number=received.sequence_number,
-    )
+    return values
