@@ -150,16 +150,11 @@ class Sender:
 def _sent(
     message: NewMessage, record: RecordIn, message_id: str, sequence_number: str | None
 ) -> SentMessage:
+    # Positionally: one a message sent.
     return SentMessage(
-        message_id=message_id,
-        md5_of_body=digests.md5_of_body(record),
-        md5_of_attributes=(
-            digests.md5_of_attributes(message.attributes) if message.attributes else None
-        ),
-        md5_of_system_attributes=(
-            digests.md5_of_attributes(message.system_attributes)
-            if message.system_attributes
-            else None
-        ),
-        sequence_number=sequence_number,
+        message_id,
+        digests.md5_of_body(record),
+        digests.md5_of_attributes(message.attributes) if message.attributes else None,
+        digests.md5_of_attributes(message.system_attributes) if message.system_attributes else None,
+        sequence_number,
     )

@@ -41,6 +41,8 @@ _NO_ATTRIBUTES: Mapping[str, MessageAttribute] = {}
 
 def check_message(queue: QueueInfo, draft: MessageInput, names: FieldNames) -> NewMessage:
     """The message to send, checked in SQS's order: body, ids, queue type, attributes."""
+    # Every message sent is checked here: what most messages lack (ids, attributes, a
+    # delay) costs a test, not a call.
     body = body_bytes(draft.body)
     if draft.subject is not None:
         raise invalid_parameter(
@@ -51,24 +53,24 @@ def check_message(queue: QueueInfo, draft: MessageInput, names: FieldNames) -> N
         check_fifo_id(names.group_id, group_id)
     if dedup_id is not None:
         check_fifo_id(names.dedup_id, dedup_id)
-    _check_queue_type(queue, draft, names)
-    delay_s = draft.delay_seconds
-    if queue.fifo:
-        # A FIFO queue's own DelaySeconds applies; SQS takes an explicit 0 as no delay.
-        delay_s = None
-    delay_ms = None if delay_s is None else delay_s * 1000
+    fifo = queue.fifo
+    if fifo or dedup_id is not None:
+        _check_queue_type(queue, draft, names)
+    # A FIFO queue's own DelaySeconds applies; SQS takes an explicit 0 as no delay.
+    delay_s = None if fifo else draft.delay_seconds
+    attributes, system_attributes = draft.attributes, draft.system_attributes
     message = NewMessage(
-        body=body,
-        attributes=message_attributes(draft.attributes),
-        system_attributes=_system_attributes(draft.system_attributes),
-        delay_ms=delay_ms,
-        group_id=group_id,
-        dedup_id=dedup_id,
+        body,
+        message_attributes(attributes) if attributes else _NO_ATTRIBUTES,
+        _system_attributes(system_attributes) if system_attributes else _NO_ATTRIBUTES,
+        None if delay_s is None else delay_s * 1000,
+        group_id,
+        dedup_id,
     )
     if draft.delay_level is not None:
         if delay_s is not None:
             raise invalid_parameter(f"Give {names.delay_seconds} or {names.delay_level}, not both.")
-        if queue.fifo:
+        if fifo:
             raise invalid_parameter(
                 f"FIFO queues take no per-message delay: {names.delay_level} is not valid for them."
             )
