@@ -152,10 +152,11 @@ def open_redis(
 
 
 async def open_every_connection(redis: RedisClient) -> None:
-    """Opens every connection a single server's pool may hold, now, so that no burst of
-    requests waits for new ones.
+    """Opens every connection a single server's pool may hold, and its script
+    channel's, now, so that no burst of requests waits for new ones.
 
-    A pool opens a connection when a command finds none free: a connect and redis-py's
+    A pool opens a connection when a command finds none free (a channel, at its first
+    call): a connect and redis-py's
     handshake (CLIENT SETINFO), round trips that the first burst's requests, and
     every request behind them on the event loop, would wait for. Opened during a burst
     of 5 000 long polls they cost the well-behaved client's p99 75 ms against 22 ms
@@ -171,6 +172,8 @@ async def open_every_connection(redis: RedisClient) -> None:
     connections = await asyncio.gather(*(take() for _ in range(pool.max_connections)))
     for connection in connections:
         await pool.release(connection)
+    if isinstance(redis, ScriptingRedis) and redis.script_channel is not None:
+        await redis.script_channel.open_all()
 
 
 async def open_pubsub(redis: RedisClient) -> PubSub:

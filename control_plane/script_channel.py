@@ -87,6 +87,10 @@ class ScriptChannel:
             await lane.call(_pack(b"SCRIPT", b"LOAD", source))
             return await lane.call(command)
 
+    async def open_all(self) -> None:
+        """Opens every connection now (a serving process, before its first burst)."""
+        await asyncio.gather(*(lane.open() for lane in self._lanes))
+
     async def aclose(self) -> None:
         """Closes the connections; calls still out fail with ConnectionError."""
         for lane in self._lanes:
@@ -102,6 +106,11 @@ class _Lane:
         self._connecting: asyncio.Lock | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
+
+    async def open(self) -> None:
+        protocol = self._protocol
+        if protocol is None or not protocol.open or self._loop is not asyncio.get_running_loop():
+            await self._connect()
 
     def calls_out(self) -> int:
         protocol = self._protocol

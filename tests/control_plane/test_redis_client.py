@@ -7,6 +7,7 @@ import asyncio
 import pytest
 from redis.asyncio import Redis, RedisCluster
 
+from control_plane import script_channel, timed_scripts
 from control_plane.errors import ControlPlaneUnavailable, redis_boundary
 from control_plane.redis_client import (
     RedisUrlError,
@@ -81,10 +82,14 @@ async def test_every_connection_of_the_pool_is_open_before_any_burst(
     try:
         before = len(await watcher.client_list())
         await open_every_connection(client)
-        assert len(await watcher.client_list()) == before + 6
-        # They are the pool's to use: commands take them without opening more.
+        opened = 6 + script_channel.CONNECTIONS  # the pool's and the scripts' own
+        assert len(await watcher.client_list()) == before + opened
+        # They are there to use: commands and scripts take them without opening more.
+        incr = timed_scripts.register(client, "incr", "return redis.call('INCR', KEYS[1])")
         await asyncio.gather(*(client.incr("tq:count") for _ in range(30)))
-        assert len(await watcher.client_list()) == before + 6
+        await asyncio.gather(*(incr(keys=["tq:count"]) for _ in range(30)))
+        assert await client.get("tq:count") == b"60"
+        assert len(await watcher.client_list()) == before + opened
     finally:
         await client.aclose()
         await watcher.aclose()
