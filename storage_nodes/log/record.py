@@ -21,8 +21,9 @@ How these fields are laid out on disk is in ``record_batch.py`` and ``docs/forma
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from operator import attrgetter
 from types import MappingProxyType
 
 import msgspec
@@ -50,7 +51,21 @@ class MessageAttribute:
     binary_value: bytes | None = None
 
 
-class RecordIn(msgspec.Struct, frozen=True, gc=False, eq=False):
+class _Value(msgspec.Struct, frozen=True, gc=False, eq=False):
+    """What RecordIn and Record share: equal when of one class with equal fields but the
+    body's MD5 (derived from the body), hashed without the attribute maps either."""
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        compared = _COMPARED[self.__class__]
+        return bool(compared(self) == compared(other))
+
+    def __hash__(self) -> int:
+        return hash(_HASHED[self.__class__](self))
+
+
+class RecordIn(_Value, frozen=True, gc=False, eq=False):
     """One message as a producer appends it.
 
     ``timestamp_ms`` is stored as given (the log never rewrites it); the time index keeps
@@ -69,26 +84,8 @@ class RecordIn(msgspec.Struct, frozen=True, gc=False, eq=False):
     system_attributes: Mapping[str, MessageAttribute] = NO_ATTRIBUTES
     body_md5: str | None = None
 
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not RecordIn:
-            return NotImplemented
-        assert isinstance(other, RecordIn)
-        return _compared_in(self) == _compared_in(other)
 
-    def __hash__(self) -> int:
-        return hash(_hashed_in(self))
-
-
-def _compared_in(record: RecordIn) -> tuple[object, ...]:
-    return (*_hashed_in(record), record.attributes, record.system_attributes)
-
-
-def _hashed_in(record: RecordIn) -> tuple[object, ...]:
-    return (record.message_id, record.timestamp_ms, record.body, record.key, record.group_id,
-            record.dedup_id, record.delay_ms)  # fmt: skip
-
-
-class Record(msgspec.Struct, frozen=True, gc=False, eq=False):
+class Record(_Value, frozen=True, gc=False, eq=False):
     """One message as a reader gets it: :class:`RecordIn`'s fields plus its ``offset``."""
 
     offset: int
@@ -103,20 +100,15 @@ class Record(msgspec.Struct, frozen=True, gc=False, eq=False):
     system_attributes: Mapping[str, MessageAttribute] = NO_ATTRIBUTES
     body_md5: str | None = None
 
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not Record:
-            return NotImplemented
-        assert isinstance(other, Record)
-        return _compared(self) == _compared(other)
 
-    def __hash__(self) -> int:
-        return hash(_hashed(self))
+def _getter(cls: type[_Value], left_out: tuple[str, ...]) -> Callable[[_Value], object]:
+    """The tuple of `cls`'s fields but those `left_out`, in one C call."""
+    return attrgetter(*(name for name in cls.__struct_fields__ if name not in left_out))
 
 
-def _compared(record: Record) -> tuple[object, ...]:
-    return (*_hashed(record), record.attributes, record.system_attributes)
-
-
-def _hashed(record: Record) -> tuple[object, ...]:
-    return (record.offset, record.message_id, record.timestamp_ms, record.body, record.key,
-            record.group_id, record.dedup_id, record.delay_ms)  # fmt: skip
+_COMPARED: dict[type[_Value], Callable[[_Value], object]] = {
+    cls: _getter(cls, ("body_md5",)) for cls in (RecordIn, Record)
+}
+_HASHED: dict[type[_Value], Callable[[_Value], object]] = {
+    cls: _getter(cls, ("body_md5", "attributes", "system_attributes")) for cls in (RecordIn, Record)
+}
