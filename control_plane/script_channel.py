@@ -1,15 +1,15 @@
-"""Lua scripts pipelined on one connection of their own, beside redis-py's pool.
+"""Lua scripts pipelined on connections of their own, beside redis-py's pool.
 
 Every claim, delete and settle of a message is one script call (EVALSHA), and through
 redis-py's asyncio client each call cost ~70 us of the event loop's CPU before Redis
 saw it (its blocking pool's condition and timeout, the retry and observability layers,
 the command packed argument by argument): with two calls per 100 messages consumed,
-about a tenth of a consume's CPU (docs/performance.md, "Scripts on a connection of their
+about a tenth of a consume's CPU (docs/performance.md, "Scripts on connections of their
 own"). A `ScriptChannel` does only what a script call needs:
 
-- **one connection, pipelined**: calls are written as they come and answered in order
-  (Redis answers a connection's commands in the order it sent them), each waiting on a
-  future of its own;
+- **a few connections, pipelined** (`CONNECTIONS`): each call goes on the one with the
+  fewest calls out, written at once and answered in order (Redis answers a
+  connection's commands in the order it sent them), waiting on a future of its own;
 - **replies parsed by hiredis**, errors turned into the exceptions redis-py raises for
   them (`BaseParser.parse_error`), so `redis_boundary` and every caller see the same;
 - **NOSCRIPT** (a Redis restarted or flushed since the script was loaded): loaded with
@@ -108,8 +108,7 @@ class _Lane:
         self._closed = False
 
     async def open(self) -> None:
-        protocol = self._protocol
-        if protocol is None or not protocol.open or self._loop is not asyncio.get_running_loop():
+        if self._usable() is None:
             await self._connect()
 
     def calls_out(self) -> int:
@@ -117,10 +116,15 @@ class _Lane:
         return 0 if protocol is None else len(protocol.waiting)
 
     async def call(self, command: bytes) -> Any:
+        protocol = self._usable() or await self._connect()
+        return await protocol.call(command)
+
+    def _usable(self) -> _RespProtocol | None:
+        """The open connection, if it is this event loop's."""
         protocol = self._protocol
         if protocol is None or not protocol.open or self._loop is not asyncio.get_running_loop():
-            protocol = await self._connect()
-        return await protocol.call(command)
+            return None
+        return protocol
 
     def close(self) -> None:
         self._closed = True

@@ -123,7 +123,7 @@ def received_message(received: Received) -> ReceivedMessage:
         delivery.first_receive_ms,
         record.group_id,
         record.dedup_id,
-        received.sequence_number if received.fifo else None,
+        received.sequence_number,
     )
 
 
