@@ -48,6 +48,7 @@ from typing import Any
 
 import orjson
 
+from tidemq.bench.http_client import HttpClient
 from tidemq.bench.load import AsyncStep, Limits, Measured, closed_loop
 from tidemq.bench.runs import run_async
 from tidemq.bench.servers import (
@@ -57,7 +58,7 @@ from tidemq.bench.servers import (
     make_token,
     stack_env,
 )
-from tidemq.bench.workloads import Rest, post, rest_session
+from tidemq.bench.workloads import Rest
 
 _BANNER_LINE = re.compile(r"^  (gateway \d+|node \d+)\s{2,}(\S.*)$", re.MULTILINE)
 _NODE_PID = re.compile(r"\(pid (\d+)\)$")
@@ -215,18 +216,24 @@ def _in_turn(steps: list[AsyncStep]) -> AsyncStep:
 
 
 async def _create_queue(cluster: Cluster, name: str, partitions: int) -> None:
-    async with rest_session(2, cluster.token) as session:
+    async with HttpClient(cluster.gateways[0], cluster.token, 2) as http:
         attributes = {"VisibilityTimeout": str(VISIBILITY_S), "Partitions": str(partitions)}
         body = orjson.dumps({"name": name, "attributes": attributes})
-        await post(session, f"{cluster.gateways[0]}/v1/queues", body)
+        await http.post(f"{cluster.gateways[0]}/v1/queues", body)
 
 
 async def _publish_then_consume(
     cluster: Cluster, queue: str, args: argparse.Namespace
 ) -> tuple[Measured, Measured]:
     label = f"{len(cluster.node_pids)} nodes, {len(cluster.gateways)} gw"
-    async with rest_session(args.connections, cluster.token) as session:
-        rests = [Rest(session, url, queue, ceiling=False) for url in cluster.gateways]
+    # One client a gateway, each with --connections: as many connections to each as
+    # the single aiohttp pool of before allowed in all (its limit was per host).
+    clients = [HttpClient(url, cluster.token, args.connections) for url in cluster.gateways]
+    try:
+        rests = [
+            Rest(http, url, queue, ceiling=False)
+            for http, url in zip(clients, cluster.gateways, strict=True)
+        ]
         limits = Limits(10**9, args.seconds, args.warmup)
         publish = await closed_loop(
             f"{label} publish",
@@ -242,6 +249,9 @@ async def _publish_then_consume(
             Limits(max(available, 1), args.seconds, args.warmup),
         )
         await rests[0].delete_queue()
+    finally:
+        for http in clients:
+            http.close()
     return publish, consume
 
 
@@ -262,8 +272,8 @@ async def _sends_through_a_kill(
 ) -> Failover:
     killed_at: list[float] = []
     sends: list[tuple[float, float, bool]] = []  # began, ended, acknowledged
-    async with rest_session(args.failover_workers, cluster.token) as session:
-        publish = Rest(session, cluster.gateways[0], queue, ceiling=False).publish_batch(
+    async with HttpClient(cluster.gateways[0], cluster.token, args.failover_workers) as http:
+        publish = Rest(http, cluster.gateways[0], queue, ceiling=False).publish_batch(
             args.batch_size
         )
 
@@ -309,8 +319,8 @@ def measure_failover(work_dir: Path, args: argparse.Namespace) -> Failover:
 
         async def first_send() -> None:
             await _create_queue(cluster, queue, 1)
-            async with rest_session(1, cluster.token) as session:
-                await Rest(session, cluster.gateways[0], queue, ceiling=False).publish_batch(1)()
+            async with HttpClient(cluster.gateways[0], cluster.token, 1) as http:
+                await Rest(http, cluster.gateways[0], queue, ceiling=False).publish_batch(1)()
 
         run_async(first_send)  # the partition's lease is taken on its first use
         owner = _owner_pid(cluster)

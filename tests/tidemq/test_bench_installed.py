@@ -29,6 +29,7 @@ BENCH_MODULES = {
     "ceiling",
     "cli",
     "e2e",
+    "http_client",
     "load",
     "redis_peer",
     "report",

@@ -22,8 +22,9 @@ import time
 import aiohttp
 import orjson
 
+from tidemq.bench.http_client import HttpClient, HttpError
 from tidemq.bench.load import Limits, Measured, Recorder, scheduled_loop
-from tidemq.bench.workloads import HttpError, message_body, post
+from tidemq.bench.workloads import message_body
 from tidemq.bench.ws import OFFERED_COMPRESSION, WS_PATH
 
 CREDIT = 1000  # far above what arrives between two pushes at any rate the bench offers
@@ -104,10 +105,16 @@ class _Consumer:
 
 
 async def e2e_ws(
-    session: aiohttp.ClientSession, base: str, queue: str, rate: float, limits: Limits
+    session: aiohttp.ClientSession,
+    http: HttpClient,
+    *,
+    base: str,
+    queue: str,
+    rate: float,
+    limits: Limits,
 ) -> Measured:
-    """`rate` single REST publishes a second into `queue`, each timed until a WebSocket
-    subscribed to it is pushed the message."""
+    """`rate` single REST publishes a second into `queue` (through `http`), each timed
+    until a WebSocket (opened through `session`) subscribed to it is pushed the message."""
     url = base.replace("http://", "ws://", 1) + WS_PATH
     ws = await session.ws_connect(url, compress=OFFERED_COMPRESSION)
     recorder = Recorder()
@@ -123,7 +130,7 @@ async def e2e_ws(
             index = next(indexes)
             consumer.intended[index] = intended_s  # before the send: a push cannot beat it
             try:
-                await post(session, messages_url, orjson.dumps({"body": indexed_body(index)}))
+                await http.post(messages_url, orjson.dumps({"body": indexed_body(index)}))
             except Exception:
                 consumer.intended.pop(index, None)
                 raise

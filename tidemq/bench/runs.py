@@ -14,6 +14,7 @@ from typing import TypeVar
 import uvloop
 
 from tidemq.bench.e2e import e2e_ws
+from tidemq.bench.http_client import HttpClient
 from tidemq.bench.load import (
     AsyncStep,
     Limits,
@@ -217,8 +218,19 @@ class Runs:
         rate = self.args.rate
 
         async def go() -> Measured:
-            async with rest_session(self.args.connections, self.credentials.token) as session:
-                return await e2e_ws(session, self.endpoint, self.queues["e2e"], rate, self.limits)
+            token, connections = self.credentials.token, self.args.connections
+            async with (
+                rest_session(connections, token) as session,
+                HttpClient(self.endpoint, token, connections) as http,
+            ):
+                return await e2e_ws(
+                    session,
+                    http,
+                    base=self.endpoint,
+                    queue=self.queues["e2e"],
+                    rate=rate,
+                    limits=self.limits,
+                )
 
         result = run_async(go)
         return Row("e2e_ws", result, self._fixed_rate_ceiling())
@@ -251,8 +263,8 @@ class Runs:
         label = f"{where} {queue}" + (f" @{rate:,.0f}/s" if rate else "")
 
         async def go() -> Measured:
-            async with rest_session(self.args.connections, self.credentials.token) as session:
-                step = make(Rest(session, base, self.queues[queue], ceiling))
+            async with HttpClient(base, self.credentials.token, self.args.connections) as http:
+                step = make(Rest(http, base, self.queues[queue], ceiling))
                 if rate is not None:
                     return await open_loop(label, step, rate, bounds)
                 return await closed_loop(label, step, self.args.connections, bounds)
@@ -353,8 +365,10 @@ class Runs:
         target = self.args.messages
 
         async def go() -> int:
-            async with rest_session(self.args.connections, self.credentials.token) as session:
-                rest = Rest(session, self.endpoint, self.queues[queue], ceiling=False)
+            async with HttpClient(
+                self.endpoint, self.credentials.token, self.args.connections
+            ) as http:
+                rest = Rest(http, self.endpoint, self.queues[queue], ceiling=False)
                 missing = target - await rest.visible()
                 if missing > 0:
                     limits = Limits(missing, PRELOAD_SECONDS, 0.0)
@@ -371,14 +385,14 @@ class Runs:
         return available
 
     async def _create_queues(self) -> None:
-        async with rest_session(4, self.credentials.token) as session:
+        async with HttpClient(self.endpoint, self.credentials.token, 4) as http:
             for name in self.queues.values():
                 try:
-                    await Rest(session, self.endpoint, name, ceiling=False).create()
+                    await Rest(http, self.endpoint, name, ceiling=False).create()
                 except Exception as exc:
                     raise BenchError(f"cannot create queue {name}: {exc}") from exc
 
     async def _delete_queues(self) -> None:
-        async with rest_session(4, self.credentials.token) as session:
+        async with HttpClient(self.endpoint, self.credentials.token, 4) as http:
             for name in self.queues.values():
-                await Rest(session, self.endpoint, name, ceiling=False).delete_queue()
+                await Rest(http, self.endpoint, name, ceiling=False).delete_queue()

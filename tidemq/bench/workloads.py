@@ -1,4 +1,5 @@
-"""The requests of each `tidemq bench` workload, over REST (aiohttp) and SQS (boto3).
+"""The requests of each `tidemq bench` workload, over REST (the bench's own HTTP client,
+tidemq/bench/http_client.py) and SQS (boto3).
 
 A step does one operation and returns the messages it carried. Against the ceiling app
 (`ceiling=True`) the steps send the same requests to the same paths; the app answers `{}`,
@@ -16,6 +17,7 @@ import boto3
 import orjson
 from botocore.config import Config
 
+from tidemq.bench.http_client import HttpClient, HttpError
 from tidemq.bench.load import AsyncStep, SyncStep
 
 ACCOUNT_ID = "123456789012"
@@ -30,25 +32,11 @@ def message_body() -> str:
     return "".join(alphabet[i % len(alphabet)] for i in range(MESSAGE_BYTES))
 
 
-class HttpError(RuntimeError):
-    pass
-
-
-async def post(session: aiohttp.ClientSession, url: str, data: bytes) -> bytes:
-    async with session.post(url, data=data) as response:
-        body = await response.read()
-        if response.status >= 300:
-            raise HttpError(f"{response.status} from {url}: {body[:200]!r}")
-        return body
-
-
 class Rest:
     """One queue over the REST API (or the ceiling app at the same paths)."""
 
-    def __init__(
-        self, session: aiohttp.ClientSession, base: str, queue: str, ceiling: bool
-    ) -> None:
-        self.session = session
+    def __init__(self, http: HttpClient, base: str, queue: str, ceiling: bool) -> None:
+        self.http = http
         self.queue_url = f"{base}/v1/queues/{queue}"
         self.ceiling = ceiling
 
@@ -56,25 +44,23 @@ class Rest:
         base = self.queue_url.rsplit("/", 1)[0]
         name = self.queue_url.rsplit("/", 1)[1]
         attributes = {"VisibilityTimeout": str(VISIBILITY_S)}
-        await post(self.session, base, orjson.dumps({"name": name, "attributes": attributes}))
+        await self.http.post(base, orjson.dumps({"name": name, "attributes": attributes}))
 
     async def visible(self) -> int:
-        async with self.session.get(f"{self.queue_url}/stats") as response:
-            body = await response.read()
-            if response.status != 200:
-                raise HttpError(f"{response.status} from stats: {body[:200]!r}")
+        status, body = await self.http.request("GET", f"{self.queue_url}/stats")
+        if status != 200:
+            raise HttpError(f"{status} from stats: {body[:200]!r}")
         return int(orjson.loads(body)["visible"])
 
     async def delete_queue(self) -> None:
-        async with self.session.delete(self.queue_url) as response:
-            await response.read()
+        await self.http.request("DELETE", self.queue_url)
 
     def publish_single(self) -> AsyncStep:
         url = f"{self.queue_url}/messages"
         data = orjson.dumps({"body": message_body()})
 
         async def step() -> int:
-            await post(self.session, url, data)
+            await self.http.post(url, data)
             return 1
 
         return step
@@ -84,7 +70,7 @@ class Rest:
         data = orjson.dumps({"messages": [{"body": message_body()}] * size})
 
         async def step() -> int:
-            answer = orjson.loads(await post(self.session, url, data))
+            answer = orjson.loads(await self.http.post(url, data))
             if self.ceiling:
                 return size
             results: list[dict[str, Any]] = answer["results"]
@@ -103,7 +89,7 @@ class Rest:
         )
 
         async def step() -> int:
-            answer = orjson.loads(await post(self.session, receive_url, receive))
+            answer = orjson.loads(await self.http.post(receive_url, receive))
             if self.ceiling:
                 handles = [_FAKE_RECEIPT] * size
             else:
@@ -111,7 +97,7 @@ class Rest:
             if not handles:
                 return 0
             deleted = orjson.loads(
-                await post(self.session, delete_url, orjson.dumps({"receipt_handles": handles}))
+                await self.http.post(delete_url, orjson.dumps({"receipt_handles": handles}))
             )
             failed = [r for r in deleted.get("results", []) if "error" in r]
             if failed:
@@ -122,7 +108,8 @@ class Rest:
 
 
 def rest_session(connections: int, token: str) -> aiohttp.ClientSession:
-    """HTTP/1.1 keep-alive, at most `connections` sockets, no cookies, no decompression."""
+    """For the WebSocket workloads (aiohttp's WebSocket client): HTTP/1.1 keep-alive, at
+    most `connections` sockets, no cookies, no decompression."""
     return aiohttp.ClientSession(
         connector=aiohttp.TCPConnector(limit=connections, limit_per_host=connections),
         headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},

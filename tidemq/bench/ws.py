@@ -25,8 +25,9 @@ import aiohttp
 import orjson
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from tidemq.bench.http_client import HttpError
 from tidemq.bench.load import AsyncStep
-from tidemq.bench.workloads import HttpError, message_body
+from tidemq.bench.workloads import message_body
 
 WS_PATH = "/v1/ws"
 MAX_FRAMES_IN_DELIVER = 100  # the most messages TideMQ pushes in one frame
