@@ -156,13 +156,12 @@ async def open_every_connection(redis: RedisClient) -> None:
     channel's, now, so that no burst of requests waits for new ones.
 
     A pool opens a connection when a command finds none free (a channel, at its first
-    call): a connect and redis-py's
-    handshake (CLIENT SETINFO), round trips that the first burst's requests, and
-    every request behind them on the event loop, would wait for. Opened during a burst
-    of 5 000 long polls they cost the well-behaved client's p99 75 ms against 22 ms
-    opened at start (docs/performance.md, "Stalls at first use, rounds of 16, Redis
-    connections at start"). A cluster's pools (one per node, opened as the slot map is
-    used) are left as they are.
+    call): a connect and redis-py's handshake (CLIENT SETINFO), round trips that the
+    first burst's requests, and every request behind them on the event loop, would wait
+    for. Opened during a burst of 5 000 long polls they cost the well-behaved client's
+    p99 75 ms against 22 ms opened at start (docs/performance.md, "Stalls at first use,
+    rounds of 16, Redis connections at start"). A cluster's pools (one per node, opened
+    as the slot map is used) are left as they are.
     """
     if isinstance(redis, RedisCluster):
         return

@@ -219,7 +219,7 @@ async def _create_queue(cluster: Cluster, name: str, partitions: int) -> None:
     async with HttpClient(cluster.gateways[0], cluster.token, 2) as http:
         attributes = {"VisibilityTimeout": str(VISIBILITY_S), "Partitions": str(partitions)}
         body = orjson.dumps({"name": name, "attributes": attributes})
-        await http.post(f"{cluster.gateways[0]}/v1/queues", body)
+        await http.post(f"{http.base}/v1/queues", body)
 
 
 async def _publish_then_consume(
@@ -230,10 +230,7 @@ async def _publish_then_consume(
     # the single aiohttp pool of before allowed in all (its limit was per host).
     clients = [HttpClient(url, cluster.token, args.connections) for url in cluster.gateways]
     try:
-        rests = [
-            Rest(http, url, queue, ceiling=False)
-            for http, url in zip(clients, cluster.gateways, strict=True)
-        ]
+        rests = [Rest(http, queue, ceiling=False) for http in clients]
         limits = Limits(10**9, args.seconds, args.warmup)
         publish = await closed_loop(
             f"{label} publish",
@@ -273,9 +270,7 @@ async def _sends_through_a_kill(
     killed_at: list[float] = []
     sends: list[tuple[float, float, bool]] = []  # began, ended, acknowledged
     async with HttpClient(cluster.gateways[0], cluster.token, args.failover_workers) as http:
-        publish = Rest(http, cluster.gateways[0], queue, ceiling=False).publish_batch(
-            args.batch_size
-        )
+        publish = Rest(http, queue, ceiling=False).publish_batch(args.batch_size)
 
         async def step() -> int:
             began = time.perf_counter()
@@ -320,7 +315,7 @@ def measure_failover(work_dir: Path, args: argparse.Namespace) -> Failover:
         async def first_send() -> None:
             await _create_queue(cluster, queue, 1)
             async with HttpClient(cluster.gateways[0], cluster.token, 1) as http:
-                await Rest(http, cluster.gateways[0], queue, ceiling=False).publish_batch(1)()
+                await Rest(http, queue, ceiling=False).publish_batch(1)()
 
         run_async(first_send)  # the partition's lease is taken on its first use
         owner = _owner_pid(cluster)

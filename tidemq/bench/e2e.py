@@ -105,16 +105,12 @@ class _Consumer:
 
 
 async def e2e_ws(
-    session: aiohttp.ClientSession,
-    http: HttpClient,
-    *,
-    base: str,
-    queue: str,
-    rate: float,
-    limits: Limits,
+    session: aiohttp.ClientSession, http: HttpClient, queue: str, rate: float, limits: Limits
 ) -> Measured:
     """`rate` single REST publishes a second into `queue` (through `http`), each timed
-    until a WebSocket (opened through `session`) subscribed to it is pushed the message."""
+    until a WebSocket to the same server (opened through `session`) subscribed to it is
+    pushed the message."""
+    base = http.base
     url = base.replace("http://", "ws://", 1) + WS_PATH
     ws = await session.ws_connect(url, compress=OFFERED_COMPRESSION)
     recorder = Recorder()

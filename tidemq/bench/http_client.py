@@ -100,6 +100,7 @@ class HttpClient:
         parts = urlsplit(base)
         if parts.scheme != "http" or parts.hostname is None:
             raise ValueError(f"the bench speaks plain http://, not {base!r}")
+        self.base = base.rstrip("/")
         self._host = parts.hostname
         self._port = parts.port or 80
         self._authority = parts.netloc.encode("ascii")

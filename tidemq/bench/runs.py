@@ -223,14 +223,7 @@ class Runs:
                 rest_session(connections, token) as session,
                 HttpClient(self.endpoint, token, connections) as http,
             ):
-                return await e2e_ws(
-                    session,
-                    http,
-                    base=self.endpoint,
-                    queue=self.queues["e2e"],
-                    rate=rate,
-                    limits=self.limits,
-                )
+                return await e2e_ws(session, http, self.queues["e2e"], rate, self.limits)
 
         result = run_async(go)
         return Row("e2e_ws", result, self._fixed_rate_ceiling())
@@ -264,7 +257,7 @@ class Runs:
 
         async def go() -> Measured:
             async with HttpClient(base, self.credentials.token, self.args.connections) as http:
-                step = make(Rest(http, base, self.queues[queue], ceiling))
+                step = make(Rest(http, self.queues[queue], ceiling))
                 if rate is not None:
                     return await open_loop(label, step, rate, bounds)
                 return await closed_loop(label, step, self.args.connections, bounds)
@@ -368,7 +361,7 @@ class Runs:
             async with HttpClient(
                 self.endpoint, self.credentials.token, self.args.connections
             ) as http:
-                rest = Rest(http, self.endpoint, self.queues[queue], ceiling=False)
+                rest = Rest(http, self.queues[queue], ceiling=False)
                 missing = target - await rest.visible()
                 if missing > 0:
                     limits = Limits(missing, PRELOAD_SECONDS, 0.0)
@@ -388,11 +381,11 @@ class Runs:
         async with HttpClient(self.endpoint, self.credentials.token, 4) as http:
             for name in self.queues.values():
                 try:
-                    await Rest(http, self.endpoint, name, ceiling=False).create()
+                    await Rest(http, name, ceiling=False).create()
                 except Exception as exc:
                     raise BenchError(f"cannot create queue {name}: {exc}") from exc
 
     async def _delete_queues(self) -> None:
         async with HttpClient(self.endpoint, self.credentials.token, 4) as http:
             for name in self.queues.values():
-                await Rest(http, self.endpoint, name, ceiling=False).delete_queue()
+                await Rest(http, name, ceiling=False).delete_queue()

@@ -33,11 +33,12 @@ def message_body() -> str:
 
 
 class Rest:
-    """One queue over the REST API (or the ceiling app at the same paths)."""
+    """One queue over the REST API of `http`'s server (or the ceiling app at the same
+    paths)."""
 
-    def __init__(self, http: HttpClient, base: str, queue: str, ceiling: bool) -> None:
+    def __init__(self, http: HttpClient, queue: str, ceiling: bool) -> None:
         self.http = http
-        self.queue_url = f"{base}/v1/queues/{queue}"
+        self.queue_url = f"{http.base}/v1/queues/{queue}"
         self.ceiling = ceiling
 
     async def create(self) -> None:
