@@ -294,7 +294,7 @@ class LocalNode:
         for key in [key for key in self._logs if key[0] == stream_id]:
             await self._logs.pop(key).close()
         if self._tiering is not None:
-            self._tiering.stream_dropped(stream_id)
+            await self._tiering.stream_dropped(stream_id)
         if self._archive_reader is not None:
             self._archive_reader.forget(stream_id)
         await asyncio.to_thread(shutil.rmtree, self.streams_dir / stream_id, ignore_errors=True)
