@@ -26,7 +26,11 @@ KEYS = {
     "p999_ms",
     "ceiling_msgs_per_s",
     "ceiling_p99_ms",
+    "disk_sync_p99_ms",
+    "disk_sync_max_ms",
 }
+# The latency workloads, whose rows say what the disk's syncs did meanwhile.
+PROBED = {"publish_single_rest_fixed_rate", "e2e_ws"}
 PEER_KEYS = {"peer", "peer_msgs_per_s", "peer_p50_ms", "peer_p99_ms", "peer_p999_ms"}
 # The workloads the Redis Streams peer has a shape for.
 PEERED = {"publish_batch_rest", "consume_rest", "consume_ws", "publish_single_rest_fixed_rate"}
@@ -63,6 +67,10 @@ def test_a_tiny_bench_reports_every_workload(tmp_path: Path) -> None:
         assert 0 < row["p50_ms"] <= row["p99_ms"] <= row["p999_ms"], row
         assert math.isfinite(row["p999_ms"])
         assert row["ceiling_p99_ms"] > 0, row
+        if row["workload"] in PROBED:
+            assert 0 < row["disk_sync_p99_ms"] <= row["disk_sync_max_ms"], row
+        else:
+            assert row["disk_sync_p99_ms"] is row["disk_sync_max_ms"] is None, row
     assert not list(tmp_path.glob("tidemq-bench-*")), "the data directory was not removed"
 
 

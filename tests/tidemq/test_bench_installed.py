@@ -28,6 +28,7 @@ REPO = Path(__file__).resolve().parents[2]
 BENCH_MODULES = {
     "ceiling",
     "cli",
+    "disk_probe",
     "e2e",
     "http_client",
     "load",

@@ -199,7 +199,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"ceiling at {ceiling_url} (pid {ceiling_server.pid})", file=sys.stderr)
             from tidemq.bench.runs import Runs  # noqa: PLC0415 - needs aiohttp, boto3
 
-            rows = Runs(args, endpoint, credentials, ceiling_url, peer_port).run(chosen)
+            rows = Runs(args, endpoint, credentials, ceiling_url, peer_port, probe_dir=work).run(
+                chosen
+            )
         except BenchError as exc:
             print(f"tidemq bench: {exc}", file=sys.stderr)
             return 1

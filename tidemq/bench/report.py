@@ -54,7 +54,13 @@ def print_table(rows: list[Row], args: argparse.Namespace, load_before: float) -
                     f" {row.peer.msgs_per_s:>9,.0f} {row.ratio_to_peer:>7.2f} "
                     f"{row.peer.percentile(99):>8.2f}"
                 )
-        print(f"{line}  {'; '.join(verdicts(row, rows))}")
+        disk = ""
+        if row.disk is not None:
+            disk = (
+                f" (the disk's sync meanwhile: p99 {row.disk.percentile(99):.2f} ms, "
+                f"max {row.disk.max_ms:.2f} ms)"
+            )
+        print(f"{line}  {'; '.join(verdicts(row, rows))}{disk}")
         named = [("", result), (" (ceiling)", ceiling)]
         if row.peer is not None:
             named.append((" (peer)", row.peer))

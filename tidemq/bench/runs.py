@@ -9,10 +9,12 @@ import secrets
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeVar
 
 import uvloop
 
+from tidemq.bench.disk_probe import DiskProbe
 from tidemq.bench.e2e import e2e_ws
 from tidemq.bench.http_client import HttpClient
 from tidemq.bench.load import (
@@ -41,6 +43,8 @@ class Row:
     # The Redis Streams peer under the same shape; None without --peer, or for a workload
     # it has no shape for.
     peer: Measured | None = None
+    # The disk's syncs while TideMQ's run of a latency workload ran (disk_probe.py).
+    disk: DiskProbe | None = None
 
     def as_json(self, peer: str | None = None) -> dict[str, object]:
         """One JSON object; with `peer` (the --peer chosen), the peer's figures too, null
@@ -53,7 +57,12 @@ class Row:
             "p999_ms": _number(self.result.percentile(99.9), 3),
             "ceiling_msgs_per_s": _number(self.ceiling.msgs_per_s, 1),
             "ceiling_p99_ms": _number(self.ceiling.percentile(99), 3),
+            "disk_sync_p99_ms": None,
+            "disk_sync_max_ms": None,
         }
+        if self.disk is not None:
+            row["disk_sync_p99_ms"] = _number(self.disk.percentile(99), 3)
+            row["disk_sync_max_ms"] = _number(self.disk.max_ms, 3)
         if peer is not None:
             row["peer"] = peer
             row.update(_figures("peer_", self.peer))
@@ -104,9 +113,14 @@ class Runs:
         credentials: Credentials,
         ceiling: str,
         peer_port: int | None = None,
+        *,
+        probe_dir: Path | None = None,
     ) -> None:
-        """`peer_port`: the Redis Streams peer's, when --peer redis runs."""
+        """`peer_port`: the Redis Streams peer's, when --peer redis runs; `probe_dir`: on
+        the disk TideMQ writes to, for the disk probe of the latency workloads (default:
+        --dir)."""
         self.args = args
+        self.probe_dir = probe_dir or args.dir
         self.peer_port = peer_port
         self.endpoint = endpoint
         self.credentials = credentials
@@ -153,10 +167,11 @@ class Runs:
 
     def publish_single_rest_fixed_rate(self) -> Row:
         rate = self.args.rate
-        result = self._rest("tidemq", "fixed", lambda rest: rest.publish_single(), rate=rate)
+        with DiskProbe(self.probe_dir) as disk:
+            result = self._rest("tidemq", "fixed", lambda rest: rest.publish_single(), rate=rate)
         ceiling = self._fixed_rate_ceiling()
         peer = self._peer("fixed", lambda redis: redis.publish("fixed", 1), rate=rate)
-        return Row("publish_single_rest_fixed_rate", result, ceiling, peer)
+        return Row("publish_single_rest_fixed_rate", result, ceiling, peer, disk)
 
     def publish_batch_rest(self) -> Row:
         size = self.args.batch_size
@@ -225,8 +240,9 @@ class Runs:
             ):
                 return await e2e_ws(session, http, self.queues["e2e"], rate, self.limits)
 
-        result = run_async(go)
-        return Row("e2e_ws", result, self._fixed_rate_ceiling())
+        with DiskProbe(self.probe_dir) as disk:
+            result = run_async(go)
+        return Row("e2e_ws", result, self._fixed_rate_ceiling(), disk=disk)
 
     # How they run.
 
