@@ -15,7 +15,6 @@ import contextlib
 import fcntl
 import os
 import secrets
-import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from storage_nodes.archive.object_store import (
 )
 
 _TMP_SUFFIX = ".tmp"
+_SYNC_CHUNK_BYTES = 1 << 20
 
 
 class LocalDirStore:
@@ -52,8 +52,13 @@ class LocalDirStore:
     def put_file(self, key: str, path: Path) -> str:
         def write(tmp: Path) -> None:
             with path.open("rb") as source, tmp.open("wb") as file:
-                shutil.copyfileobj(source, file, 1 << 20)
-                file.flush()
+                # Synced a chunk at a time: a segment (up to 128 MiB) synced at the end
+                # alone made the other syncs of the disk (the log's, Redis's) wait up to
+                # 270 ms for it, a MiB at a time at most 43 ms (docs/performance.md).
+                while chunk := source.read(_SYNC_CHUNK_BYTES):
+                    file.write(chunk)
+                    file.flush()
+                    os.fdatasync(file.fileno())
                 os.fsync(file.fileno())
 
         return self._put(key, write)
