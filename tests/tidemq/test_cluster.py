@@ -233,6 +233,9 @@ def _restart_node(cluster: TidemqProcess, pid: int) -> subprocess.Popen[str]:
         "TIDEMQ_ARCHIVE_URL": str(data_dir / "archive"),
         "TIDEMQ_DATA_DIR": str(data_dir / "nodes" / number),
         "TIDEMQ_NODE_PORT": "0",
+        # Its HTTP (/healthz, /metrics) on a free port too, not `tidemq node`'s default
+        # 9401, which two tests run side by side (or anything else here) may hold.
+        "TIDEMQ_PORT": "0",
     }
     with (data_dir / f"restarted-node-{number}.log").open("w") as errors:
         return subprocess.Popen(

@@ -109,6 +109,9 @@ def _start_node(cluster: TidemqProcess, data_dir: Path, node_id: str) -> TidemqP
         "TIDEMQ_ARCHIVE_URL": str(Path(cluster.banner["data dir"]) / "archive"),
         "TIDEMQ_DATA_DIR": str(data_dir),
         "TIDEMQ_NODE_PORT": "0",
+        # Its HTTP (/healthz, /metrics) on a free port too, not `tidemq node`'s default
+        # 9401, which two tests run side by side (or anything else here) may hold.
+        "TIDEMQ_PORT": "0",
         "TIDEMQ_NODE_ID": node_id,
         "PYTHONUNBUFFERED": "1",
     }
