@@ -55,6 +55,7 @@ from control_plane.redis_client import open_redis
 from control_plane.secret_box import SecretBox
 from gateway.admission import AdmissionLimits
 from tests.redis_cluster import LocalRedisCluster, flush_all
+from tidemq.http_protocol import DEFAULT_READ_TIMEOUT_S, with_read_timeout
 from tidemq.redis_server import RedisServer, RedisServerConfig, free_port
 from tidemq.stack import ArchiveOptions, build_app
 
@@ -351,7 +352,15 @@ def start_gateway(
         admission=admission,
     )
     config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, lifespan="on", log_config=None, access_log=False
+        app,
+        host="127.0.0.1",
+        port=port,
+        # The gateway's own HTTP protocol, as `tidemq up` serves it (tidemq/embedded.py):
+        # its request deadline, its rounds, its answer to what its parser refuses.
+        http=with_read_timeout(DEFAULT_READ_TIMEOUT_S),
+        lifespan="on",
+        log_config=None,
+        access_log=False,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name=f"gateway-{port}", daemon=True)

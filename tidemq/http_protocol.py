@@ -34,9 +34,21 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+import orjson
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 log = logging.getLogger(__name__)
+
+# The ErrorResponse of the REST API's document (gateway/native/common.py).
+_MALFORMED_BODY = orjson.dumps(
+    {
+        "error": {
+            "code": "MalformedHttpRequest",
+            "message": "The request is not valid HTTP/1.1: its request line or a header "
+            "could not be parsed (a Content-Length must be a number). Nothing was done.",
+        }
+    }
+)
 
 DEFAULT_READ_TIMEOUT_S = 30.0
 DEFAULT_FIRST_REQUESTS_PER_ROUND = 16
@@ -96,6 +108,26 @@ class DeadlineHttpToolsProtocol(HttpToolsProtocol):
         # Its first bytes had their turn: the connection reads on without another.
         self._reads_freely = False
         self._deferred: list[bytes] | None = None  # read while waiting for a turn
+
+    def send_400_response(self, msg: str) -> None:
+        """A request the HTTP parser refused (a request line or header it cannot parse,
+        such as a Content-Length that is no number) reaches no API, and nothing is done:
+        the answer is the REST API's error body (JSON, as every other error), where
+        uvicorn's is plain text, which no TideMQ client expects."""
+        content = [STATUS_LINE[400]]
+        for name, value in self.server_state.default_headers:
+            content.extend([name, b": ", value, b"\r\n"])
+        content.extend(
+            [
+                b"content-type: application/json\r\n",
+                b"content-length: %d\r\n" % len(_MALFORMED_BODY),
+                b"connection: close\r\n",
+                b"\r\n",
+                _MALFORMED_BODY,
+            ]
+        )
+        self.transport.write(b"".join(content))
+        self.transport.close()
 
     def data_received(self, data: bytes) -> None:
         if self._deferred is not None:
