@@ -34,20 +34,22 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-import orjson
+import msgspec
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
+
+from gateway.native.common import ErrorDetail, ErrorResponse
 
 log = logging.getLogger(__name__)
 
-# The ErrorResponse of the REST API's document (gateway/native/common.py).
-_MALFORMED_BODY = orjson.dumps(
-    {
-        "error": {
-            "code": "MalformedHttpRequest",
-            "message": "The request is not valid HTTP/1.1: its request line or a header "
-            "could not be parsed (a Content-Length must be a number). Nothing was done.",
-        }
-    }
+# The REST API's documented error body, as every other error has it.
+_MALFORMED_BODY = msgspec.json.encode(
+    ErrorResponse(
+        ErrorDetail(
+            "MalformedHttpRequest",
+            "The request is not valid HTTP/1.1: its request line or a header could not "
+            "be parsed (a Content-Length must be a number). Nothing was done.",
+        )
+    )
 )
 
 DEFAULT_READ_TIMEOUT_S = 30.0
