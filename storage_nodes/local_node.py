@@ -26,6 +26,7 @@ from control_plane.clock import Clock, SystemClock
 from storage_nodes.archive.object_store import ObjectStoreError
 from storage_nodes.archive.remote_reads import ArchiveReader
 from storage_nodes.archive.tiering import STREAM_DESCRIPTOR, Tiering, TieringStatus
+from storage_nodes.log import kernel_sync
 from storage_nodes.log.errors import LogClosedError, LogStorageError
 from storage_nodes.log.log_config import LogConfig
 from storage_nodes.log.log_loader import start_log_at
@@ -94,6 +95,7 @@ class LocalNode:
         the background, so that idle ones are sealed and tiered too without delaying the
         node's start. A node of a cluster passes `open_on_disk=False`: it tiers only the
         partitions it holds the lease of, opened when it takes them (`adopt`)."""
+        kernel_sync.linux_aio()  # imported now, not by the first log to open
         if self._tiering is not None:
             self._tiering.start(
                 lambda: self._logs, prepare=self._open_all if open_on_disk else None

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import weakref
@@ -27,7 +28,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-__all__ = ["KernelSync", "SyncDone", "acquire"]
+__all__ = ["KernelSync", "SyncDone", "acquire", "linux_aio"]
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +39,20 @@ SyncDone = Callable[[OSError | None], None]
 # against fs.aio-max-nr (65 536 by default, machine-wide), for as long as a loop has an
 # open log.
 MAX_IN_FLIGHT = 128
+
+
+@functools.cache
+def linux_aio() -> tuple[Any, Any] | ImportError:
+    """caio's Context and Operation classes, or why they cannot be had. Importing caio
+    takes 40-120 ms: a node calls this as it starts (LocalNode.start), so that the first
+    log to open does not hold up the event loop, and every request waiting on it, as
+    long."""
+    try:
+        from caio.linux_aio import Context, Operation  # noqa: PLC0415 - Linux only
+    except ImportError as exc:  # not Linux, or the kernel refused at import
+        return exc
+    return Context, Operation
+
 
 # The syncer each loop's open logs share, or None where one could not be had.
 _by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, KernelSync | None] = (
@@ -70,17 +85,17 @@ class KernelSync:
 
     @classmethod
     def open(cls, loop: asyncio.AbstractEventLoop) -> KernelSync | None:
-        try:
-            from caio.linux_aio import Context, Operation  # noqa: PLC0415 - Linux only
-        except ImportError as exc:  # not Linux, or the kernel refused at import
-            log.info("log syncs go through the I/O thread: no Linux AIO (%s)", exc)
+        classes = linux_aio()
+        if isinstance(classes, ImportError):
+            log.info("log syncs go through the I/O thread: no Linux AIO (%s)", classes)
             return None
+        context_class, operation_class = classes
         try:
-            context = Context(MAX_IN_FLIGHT)
+            context = context_class(MAX_IN_FLIGHT)
         except (OSError, SystemError) as exc:  # io_setup refused: fs.aio-max-nr reached
             log.warning("log syncs go through the I/O thread: io_setup failed (%s)", exc)
             return None
-        return cls(loop, context, Operation)
+        return cls(loop, context, operation_class)
 
     @property
     def has_room(self) -> bool:

@@ -12,6 +12,7 @@ from storage_nodes.archive.remote_reads import ArchiveReader
 from storage_nodes.archive.segment_cache import SegmentCache
 from storage_nodes.archive.tiering import Tiering, TieringConfig
 from storage_nodes.local_node import LocalNode
+from storage_nodes.log import kernel_sync
 from storage_nodes.log.log_config import LogConfig
 from storage_nodes.node import RecordIn, StreamDropped
 
@@ -34,6 +35,16 @@ async def test_appends_are_read_back_by_offset_and_survive_reopening(tmp_path: P
     assert sorted(found) == [1, 4]
     assert found[4].offset == 4
     await reopened.close()
+
+
+async def test_starting_imports_linux_aio_before_any_log_opens(tmp_path: Path) -> None:
+    # Importing caio takes 40-120 ms: on the event loop, at the first log's open, it held
+    # up every request beside it.
+    kernel_sync.linux_aio.cache_clear()
+    node = LocalNode(tmp_path)
+    await node.start()
+    assert kernel_sync.linux_aio.cache_info().currsize == 1
+    await node.close()
 
 
 async def test_a_dropped_stream_is_gone_from_disk(tmp_path: Path) -> None:
