@@ -13,7 +13,15 @@ Where Linux AIO is missing (another OS, a kernel before 4.18, a sandbox that ref
 ``io_setup``, every AIO context of the machine in use), :func:`acquire` returns None and
 the log keeps using its I/O thread for everything.
 
-Thread-safety: event-loop thread only.
+An AIO context is never ended while the process runs: when a loop's last log closes, its
+context is kept aside for the next loop's first log, not destroyed. caio ends a context
+(`io_destroy`) as its object goes, holding the GIL, and `io_destroy` waits in the kernel
+for 30-60 ms here (importing caio's module makes and ends a context too: most of the
+import's time); on the event loop, when the last open queue was deleted, that stopped the
+whole gateway as long (docs/performance.md).
+
+Thread-safety: event-loop thread only (the contexts kept aside are shared by every loop
+of the process: taken and put back with a list's pop and append, atomic under the GIL).
 """
 
 from __future__ import annotations
@@ -54,6 +62,10 @@ def linux_aio() -> tuple[Any, Any] | ImportError:
     return Context, Operation
 
 
+# Contexts whose loop has no log open any more, for the next syncer to take (module
+# docstring): never more than the most loops the process had logs open on at once.
+_spare_contexts: list[Any] = []
+
 # The syncer each loop's open logs share, or None where one could not be had.
 _by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, KernelSync | None] = (
     weakref.WeakKeyDictionary()
@@ -91,6 +103,12 @@ class KernelSync:
             return None
         context_class, operation_class = classes
         try:
+            context = _spare_contexts.pop()
+        except IndexError:
+            pass
+        else:
+            return cls(loop, context, operation_class)
+        try:
             context = context_class(MAX_IN_FLIGHT)
         except (OSError, SystemError) as exc:  # io_setup refused: fs.aio-max-nr reached
             log.warning("log syncs go through the I/O thread: io_setup failed (%s)", exc)
@@ -117,7 +135,8 @@ class KernelSync:
         self._in_flight += 1
 
     def release(self) -> None:
-        """A log is done with it; the last one gives the AIO context back."""
+        """A log is done with it; the last one lets the AIO context go to the next loop's
+        first log."""
         self.users -= 1
         self._close_if_unused()
 
@@ -129,7 +148,9 @@ class KernelSync:
             _by_loop.pop(loop, None)
             if not loop.is_closed():
                 loop.remove_reader(self._context.fileno)
-        self._context = None  # caio's Context ends its AIO context when collected
+        # Kept, not dropped: dropping it would end it, 30-60 ms with the GIL held.
+        _spare_contexts.append(self._context)
+        self._context = None
 
     def _completed(self, done: SyncDone, result: int) -> None:
         self._in_flight -= 1
