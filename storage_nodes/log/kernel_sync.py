@@ -103,16 +103,13 @@ class KernelSync:
             return None
         context_class, operation_class = classes
         try:
-            context = _spare_contexts.pop()
+            context = _spare_contexts.pop()  # one a loop let go before
         except IndexError:
-            pass
-        else:
-            return cls(loop, context, operation_class)
-        try:
-            context = context_class(MAX_IN_FLIGHT)
-        except (OSError, SystemError) as exc:  # io_setup refused: fs.aio-max-nr reached
-            log.warning("log syncs go through the I/O thread: io_setup failed (%s)", exc)
-            return None
+            try:
+                context = context_class(MAX_IN_FLIGHT)
+            except (OSError, SystemError) as exc:  # io_setup refused: fs.aio-max-nr reached
+                log.warning("log syncs go through the I/O thread: io_setup failed (%s)", exc)
+                return None
         return cls(loop, context, operation_class)
 
     @property
